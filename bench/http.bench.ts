@@ -1,0 +1,285 @@
+/**
+ * HTTP front end: the real node (uWebSockets.js, `server/main.ts`) against the same router served
+ * by node:http (`bench/http/nodeHttpServer.ts`), each in its own process, loaded by a raw-socket
+ * keep-alive load generator in a third process (`bench/http/loadgen.ts`, 32 connections, one
+ * request in flight each, 3 s measured after 0.5 s warm-up; 2 rounds per server in alternating
+ * order after one warm-up run each; the better round counts).
+ *
+ * Last results, 2026-11-22 (date as in bench/keys.bench.ts), Node v20.20.2, 2-core sandbox,
+ * `npx tsx bench/http.bench.ts`:
+ *   RESULTS_PLACEHOLDER
+ *
+ * Caveat: the load generator shares the 2 cores with the server under test. It takes about
+ * LOADGEN_CPU_PLACEHOLDER of one core, so the server never has a core to itself and the
+ * absolute numbers (and the ratio, when the server is faster than the load generator) are
+ * lower bounds. Both servers log at warn (uWS) / silent (node:http); neither logs on success.
+ * @module
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { LoadResult } from './http/loadgen.js';
+import { printRatio } from './_shared.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const LOADGEN = join(ROOT, 'bench', 'http', 'loadgen.ts');
+const NODE_HTTP_SERVER = join(ROOT, 'bench', 'http', 'nodeHttpServer.ts');
+const MAIN = join(ROOT, 'server', 'main.ts');
+
+const CONNECTIONS = 32;
+const DURATION_MS = 3000;
+const WARMUP_MS = 500;
+const WARMUP_RUN_MS = 1000;
+const ROUNDS = 2;
+const READY_TIMEOUT_MS = 30_000;
+
+interface Workload {
+  route: string;
+  method: 'GET' | 'POST';
+  body?: string;
+}
+
+const WORKLOADS: Workload[] = [
+  { route: '/api/v0/get-exchange-rate', method: 'GET' },
+  { route: '/api/v0/get-app-state', method: 'POST', body: '{}' },
+];
+
+interface ServerProc {
+  name: 'uws' | 'node:http';
+  port: number;
+  child: ChildProcess;
+  stderr: string[];
+}
+
+interface Measured extends LoadResult {
+  /** Server process CPU (user + system) during the measured window, % of one core. */
+  serverCpuPct: number;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const CLK_TCK = ((): number => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime of a process in ms, from /proc (Linux); NaN elsewhere. */
+function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the ")" closing comm: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
+
+function spawnTs(script: string, args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+}
+
+/** Resolves when a stdout line satisfies `ready`; rejects if the child exits first or on timeout. */
+function startServer(name: ServerProc['name'], port: number, script: string, args: string[]): Promise<ServerProc> {
+  const child = spawnTs(script, args);
+  const stderr: string[] = [];
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => stderr.push(s));
+  const proc: ServerProc = { name, port, child, stderr };
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let done = false;
+    const timer = setTimeout(() => settle(new Error(`${name}: not ready after ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    const settle = (err?: Error): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      poller.stop = true;
+      if (err) reject(err);
+      else resolve(proc);
+    };
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+      out += s;
+      // uWS node at --log-level warn does not print its info-level "listening"; the poll covers it.
+      if (out.includes('"msg":"listening"') || out.includes(`listening ${port}`)) settle();
+    });
+    child.once('exit', (code, signal) =>
+      settle(new Error(`${name} exited before ready (code ${code}, signal ${signal}): ${stderr.join('').slice(-2000)}`)),
+    );
+    const poller = { stop: false };
+    void (async () => {
+      while (!poller.stop) {
+        await new Promise((r) => setTimeout(r, 100));
+        if (poller.stop) return;
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/api/v0/health-check`);
+          await res.arrayBuffer();
+          if (res.ok) settle();
+        } catch {
+          // not listening yet
+        }
+      }
+    })();
+  });
+}
+
+async function stopServer(s: ServerProc): Promise<void> {
+  const { child } = s;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function runLoadgen(server: ServerProc, w: Workload, durationMs: number, warmupMs: number): Promise<Measured> {
+  const args = [
+    '--port', String(server.port),
+    '--path', w.route,
+    '--method', w.method,
+    '--connections', String(CONNECTIONS),
+    '--duration-ms', String(durationMs),
+    '--warmup-ms', String(warmupMs),
+  ];
+  if (w.body !== undefined) args.push('--body', w.body, '--content-type', 'application/json');
+  const child = spawnTs(LOADGEN, args);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    let cpuStart = NaN;
+    let cpuEnd = NaN;
+    let tStart = 0;
+    let tEnd = 0;
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+      err += s;
+      if (Number.isNaN(cpuStart) && err.includes('loadgen: measure-start')) {
+        cpuStart = processCpuMs(server.child.pid);
+        tStart = performance.now();
+      }
+      if (Number.isNaN(cpuEnd) && err.includes('loadgen: measure-end')) {
+        cpuEnd = processCpuMs(server.child.pid);
+        tEnd = performance.now();
+      }
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const line = out.trim().split('\n').pop() ?? '';
+      if (code !== 0 || !line.startsWith('{')) {
+        reject(new Error(`loadgen against ${server.name} failed (code ${code}): ${err.slice(-2000)}`));
+        return;
+      }
+      const r = JSON.parse(line) as LoadResult;
+      resolve({ ...r, serverCpuPct: ((cpuEnd - cpuStart) / (tEnd - tStart)) * 100 });
+    });
+  });
+}
+
+function fmt(n: number, digits: number): string {
+  return Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-';
+}
+
+function printTable(rows: Array<{ server: string; route: string; r: Measured }>): void {
+  const header = ['server', 'route', 'req/s', 'p50', 'p99', 'max', 'errors', 'non2xx', 'server cpu', 'loadgen cpu'];
+  const cells = rows.map(({ server, route, r }) => [
+    server,
+    route,
+    fmt(r.reqPerSec, 0),
+    `${fmt(r.p50ms, 2)} ms`,
+    `${fmt(r.p99ms, 2)} ms`,
+    `${fmt(r.maxMs, 2)} ms`,
+    String(r.errors),
+    String(r.non2xx),
+    `${fmt(r.serverCpuPct, 0)}%`,
+    `${fmt(r.cpuPct, 0)}%`,
+  ]);
+  const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c]!.length)));
+  const line = (row: string[]): string =>
+    row.map((s, c) => (c < 2 ? s.padEnd(widths[c]!) : s.padStart(widths[c]!))).join('  ');
+  console.log(line(header));
+  for (const row of cells) console.log(line(row));
+}
+
+export async function run(): Promise<void> {
+  const started = performance.now();
+  const servers: ServerProc[] = [];
+  const killAll = (): void => {
+    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+  try {
+    const [uwsPort, nodePort] = [await freePort(), await freePort()];
+    const starting = [
+      startServer('uws', uwsPort, MAIN, ['--port', String(uwsPort), '--log-level', 'warn']),
+      startServer('node:http', nodePort, NODE_HTTP_SERVER, ['--port', String(nodePort)]),
+    ];
+    // Record each child as soon as it is up, so the finally block stops it even if the other fails.
+    for (const p of starting) void p.then((s) => servers.push(s), () => undefined);
+    const [uws, nodeHttp] = (await Promise.all(starting)) as [ServerProc, ServerProc];
+
+    console.log(
+      `\nHTTP front end: uWS node vs node:http (same router), ${CONNECTIONS} keep-alive connections, ` +
+        `${DURATION_MS} ms per round, best of ${ROUNDS}`,
+    );
+    const rows: Array<{ server: string; route: string; r: Measured }> = [];
+    const ratios: Array<{ route: string; uws: number; node: number }> = [];
+    for (const w of WORKLOADS) {
+      const label = `${w.method} ${w.route}`;
+      // One warm-up run per server (JIT, connection pools), not recorded.
+      for (const s of [nodeHttp, uws]) await runLoadgen(s, w, WARMUP_RUN_MS, 0);
+      const best = new Map<ServerProc, Measured>();
+      const errors = new Map<ServerProc, { errors: number; non2xx: number }>();
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? [nodeHttp, uws] : [uws, nodeHttp];
+        for (const s of order) {
+          const r = await runLoadgen(s, w, DURATION_MS, WARMUP_MS);
+          const e = errors.get(s) ?? { errors: 0, non2xx: 0 };
+          errors.set(s, { errors: e.errors + r.errors, non2xx: e.non2xx + r.non2xx });
+          const prev = best.get(s);
+          if (prev === undefined || r.reqPerSec > prev.reqPerSec) best.set(s, r);
+        }
+      }
+      for (const s of [nodeHttp, uws]) {
+        // Errors are summed over all rounds, so a bad round cannot hide behind a good one.
+        rows.push({ server: s.name, route: label, r: { ...best.get(s)!, ...errors.get(s)! } });
+      }
+      ratios.push({ route: label, uws: best.get(uws)!.reqPerSec, node: best.get(nodeHttp)!.reqPerSec });
+    }
+    console.log('');
+    printTable(rows);
+    console.log('');
+    for (const { route, uws: u, node: n } of ratios) printRatio(`uws/node:http ${route}`, u, n);
+    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    const failures = rows.filter((row) => row.r.errors > 0 || row.r.non2xx > 0 || row.r.requests === 0);
+    if (failures.length > 0) {
+      throw new Error(`http.bench: errors or non-2xx responses from ${failures.map((f) => `${f.server} ${f.route}`).join(', ')}`);
+    }
+  } finally {
+    await Promise.all(servers.map(stopServer));
+    process.off('exit', killAll);
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await run();
+}

@@ -1,0 +1,376 @@
+/**
+ * Closed-loop HTTP/1.1 load generator on raw `node:net` keep-alive sockets (several times
+ * cheaper per request than the node:http client). Each connection has one request in flight:
+ * write the prebuilt request, read the full response (Content-Length or chunked), repeat.
+ * Meant to run in its own process so it does not share the server's event loop:
+ *
+ *   node --import tsx bench/http/loadgen.ts --port 17001 --path /api/v0/get-app-state \
+ *     --method POST --body '{}' --connections 32 --duration-ms 3000 --warmup-ms 500
+ *
+ * prints one JSON line: { requests, errors, non2xx, reqPerSec, p50ms, p99ms, maxMs, cpuPct }.
+ * Only responses completed inside the measured window (after the warm-up) count.
+ * @module
+ */
+import { connect, type Socket } from 'node:net';
+import { pathToFileURL } from 'node:url';
+
+export interface LoadOptions {
+  port: number;
+  host?: string;
+  path?: string;
+  method?: string;
+  body?: string;
+  /** Sent when a body is given. @default 'application/json' */
+  contentType?: string;
+  /** @default 32 */
+  connections?: number;
+  /** Measured window. @default 3000 */
+  durationMs?: number;
+  /** Load before the measured window, not counted. @default 500 */
+  warmupMs?: number;
+  /** Called when the measured window opens and closes (the bench samples server CPU there). */
+  onMeasureStart?: () => void;
+  onMeasureEnd?: () => void;
+}
+
+export interface LoadResult {
+  /** 2xx and non-2xx responses completed in the measured window. */
+  requests: number;
+  /** Socket errors, malformed responses, connections closed mid-response (whole run). */
+  errors: number;
+  /** Responses with a status outside 200–299 in the measured window. */
+  non2xx: number;
+  reqPerSec: number;
+  p50ms: number;
+  p99ms: number;
+  maxMs: number;
+  /** This process's CPU (user + system) during the window, % of one core. */
+  cpuPct: number;
+}
+
+const CR = 13;
+const LF = 10;
+const HEADER_END = Buffer.from('\r\n\r\n', 'latin1');
+const H_CONTENT_LENGTH = Buffer.from('content-length:', 'latin1');
+const H_TRANSFER_ENCODING = Buffer.from('transfer-encoding:', 'latin1');
+const H_CONNECTION = Buffer.from('connection:', 'latin1');
+
+/** Parser states. */
+const S_HEADERS = 0;
+const S_BODY = 1;
+const S_CHUNK_SIZE = 2;
+const S_CHUNK_DATA = 3;
+const S_TRAILERS = 4;
+
+/** Case-insensitive match of a lower-case header name at `p`; ASCII letters, '-' and ':' only. */
+function nameAt(data: Buffer, p: number, end: number, lower: Buffer): boolean {
+  if (p + lower.length > end) return false;
+  for (let i = 0; i < lower.length; i++) if ((data[p + i]! | 0x20) !== lower[i]) return false;
+  return true;
+}
+
+function skipSpaces(data: Buffer, p: number, end: number): number {
+  while (p < end && (data[p] === 32 || data[p] === 9)) p++;
+  return p;
+}
+
+function lineEnd(data: Buffer, p: number, end: number): number {
+  while (p < end && data[p] !== CR) p++;
+  return p;
+}
+
+class Latencies {
+  private buf = new Float64Array(1 << 16);
+  length = 0;
+  push(ns: number): void {
+    if (this.length === this.buf.length) {
+      const next = new Float64Array(this.buf.length * 2);
+      next.set(this.buf);
+      this.buf = next;
+    }
+    this.buf[this.length++] = ns;
+  }
+  /** Sorted copy of the samples, in ms. */
+  sortedMs(): Float64Array {
+    const out = this.buf.slice(0, this.length).sort();
+    for (let i = 0; i < out.length; i++) out[i]! /= 1e6;
+    return out;
+  }
+}
+
+function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export function buildRequest(o: {
+  host: string;
+  port: number;
+  path: string;
+  method: string;
+  body?: string | undefined;
+  contentType: string;
+}): Buffer {
+  let head = `${o.method} ${o.path} HTTP/1.1\r\nHost: ${o.host}:${o.port}\r\nAccept: */*\r\n`;
+  const body = o.body === undefined ? undefined : Buffer.from(o.body, 'utf8');
+  if (body !== undefined) head += `Content-Type: ${o.contentType}\r\nContent-Length: ${body.length}\r\n`;
+  head += '\r\n';
+  const h = Buffer.from(head, 'latin1');
+  return body === undefined ? h : Buffer.concat([h, body]);
+}
+
+export function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  const host = opts.host ?? '127.0.0.1';
+  const connections = opts.connections ?? 32;
+  const durationMs = opts.durationMs ?? 3000;
+  const warmupMs = opts.warmupMs ?? 500;
+  const request = buildRequest({
+    host,
+    port: opts.port,
+    path: opts.path ?? '/',
+    method: (opts.method ?? 'GET').toUpperCase(),
+    body: opts.body,
+    contentType: opts.contentType ?? 'application/json',
+  });
+
+  const latencies = new Latencies();
+  let requests = 0;
+  let errors = 0;
+  let non2xx = 0;
+  /** 0 warm-up, 1 measuring, 2 stopping. */
+  let phase = 0;
+  let open = 0;
+  let finish: (() => void) | undefined;
+  const allClosed = new Promise<void>((resolve) => (finish = resolve));
+
+  const startConnection = (): void => {
+    const socket: Socket = connect({ port: opts.port, host, noDelay: true });
+    open++;
+    let state = S_HEADERS;
+    let leftover: Buffer | null = null;
+    let status = 0;
+    let remaining = 0;
+    let closeAfter = false;
+    let inFlight = false;
+    let sentAt = 0n;
+    let failed = false;
+
+    const send = (): void => {
+      inFlight = true;
+      state = S_HEADERS;
+      closeAfter = false;
+      sentAt = process.hrtime.bigint();
+      socket.write(request);
+    };
+
+    const fail = (): void => {
+      if (failed) return;
+      failed = true;
+      errors++;
+      socket.destroy();
+    };
+
+    const complete = (): void => {
+      inFlight = false;
+      if (phase === 1) {
+        latencies.push(Number(process.hrtime.bigint() - sentAt));
+        requests++;
+        if (status < 200 || status > 299) non2xx++;
+      }
+      if (phase === 2) socket.end();
+      else if (closeAfter) socket.end(); // 'close' reconnects
+      else send();
+    };
+
+    socket.on('connect', send);
+    socket.on('error', fail);
+    socket.on('close', () => {
+      open--;
+      if (inFlight && !failed) errors++;
+      if (phase !== 2 && !failed) {
+        startConnection();
+      } else if (phase !== 2) {
+        // Back off after a failure so a dead server does not turn this into a busy loop.
+        setTimeout(() => (phase !== 2 ? startConnection() : open === 0 && finish?.()), 10);
+      } else if (open === 0) {
+        finish?.();
+      }
+    });
+
+    socket.on('data', (chunk: Buffer) => {
+      let data = chunk;
+      if (leftover !== null) {
+        data = Buffer.concat([leftover, chunk]);
+        leftover = null;
+      }
+      let p = 0;
+      const end = data.length;
+      while (p < end) {
+        if (!inFlight) return fail(); // bytes nobody asked for
+        switch (state) {
+          case S_HEADERS: {
+            const h = data.indexOf(HEADER_END, p);
+            if (h === -1) {
+              leftover = data.subarray(p);
+              return;
+            }
+            // "HTTP/1.1 200 OK"
+            if (h - p < 12 || data[p] !== 0x48 || data[p + 8] !== 32) return fail();
+            status = (data[p + 9]! - 48) * 100 + (data[p + 10]! - 48) * 10 + (data[p + 11]! - 48);
+            let length = -1;
+            let chunked = false;
+            // Each header line starts after a CRLF; h points at the blank line's CRLF.
+            for (let q = data.indexOf(LF, p) + 1; q > 0 && q < h + 2; q = data.indexOf(LF, q) + 1) {
+              const first = data[q]! | 0x20;
+              if (first === 0x63 /* c */ && nameAt(data, q, h, H_CONTENT_LENGTH)) {
+                let v = skipSpaces(data, q + H_CONTENT_LENGTH.length, h);
+                length = 0;
+                for (; v < h && data[v]! >= 48 && data[v]! <= 57; v++) length = length * 10 + data[v]! - 48;
+              } else if (first === 0x63 && nameAt(data, q, h, H_CONNECTION)) {
+                const v = skipSpaces(data, q + H_CONNECTION.length, h);
+                closeAfter = data.toString('latin1', v, lineEnd(data, v, h)).toLowerCase().includes('close');
+              } else if (first === 0x74 /* t */ && nameAt(data, q, h, H_TRANSFER_ENCODING)) {
+                const v = skipSpaces(data, q + H_TRANSFER_ENCODING.length, h);
+                chunked = data.toString('latin1', v, lineEnd(data, v, h)).toLowerCase().includes('chunked');
+              }
+            }
+            p = h + 4;
+            if (chunked) {
+              state = S_CHUNK_SIZE;
+            } else if (length >= 0) {
+              state = S_BODY;
+              remaining = length;
+              if (remaining === 0) complete();
+            } else if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
+              complete();
+            } else {
+              return fail(); // read-until-close bodies are not supported; both servers send a length
+            }
+            break;
+          }
+          case S_BODY: {
+            const take = Math.min(remaining, end - p);
+            p += take;
+            remaining -= take;
+            if (remaining === 0) complete();
+            break;
+          }
+          case S_CHUNK_SIZE: {
+            const lf = data.indexOf(LF, p);
+            if (lf === -1) {
+              leftover = data.subarray(p);
+              return;
+            }
+            const size = parseInt(data.toString('latin1', p, lf), 16); // stops at ';' or CR
+            if (!Number.isFinite(size) || size < 0) return fail();
+            p = lf + 1;
+            if (size === 0) state = S_TRAILERS;
+            else {
+              state = S_CHUNK_DATA;
+              remaining = size + 2; // data and its CRLF
+            }
+            break;
+          }
+          case S_CHUNK_DATA: {
+            const take = Math.min(remaining, end - p);
+            p += take;
+            remaining -= take;
+            if (remaining === 0) state = S_CHUNK_SIZE;
+            break;
+          }
+          case S_TRAILERS: {
+            const lf = data.indexOf(LF, p);
+            if (lf === -1) {
+              leftover = data.subarray(p);
+              return;
+            }
+            const empty = lf === p || (lf === p + 1 && data[p] === CR);
+            p = lf + 1;
+            if (empty) complete();
+            break;
+          }
+        }
+      }
+    });
+  };
+
+  return new Promise<LoadResult>((resolve) => {
+    for (let i = 0; i < connections; i++) startConnection();
+    let t0 = 0n;
+    let cpu0: NodeJS.CpuUsage;
+    setTimeout(() => {
+      phase = 1;
+      t0 = process.hrtime.bigint();
+      cpu0 = process.cpuUsage();
+      opts.onMeasureStart?.();
+      setTimeout(() => {
+        phase = 2;
+        const elapsedNs = Number(process.hrtime.bigint() - t0);
+        const cpu = process.cpuUsage(cpu0);
+        opts.onMeasureEnd?.();
+        const sorted = latencies.sortedMs();
+        const result: LoadResult = {
+          requests,
+          errors,
+          non2xx,
+          reqPerSec: requests / (elapsedNs / 1e9),
+          p50ms: percentile(sorted, 0.5),
+          p99ms: percentile(sorted, 0.99),
+          maxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
+          cpuPct: ((cpu.user + cpu.system) / 1e3 / (elapsedNs / 1e6)) * 100,
+        };
+        // Let in-flight requests finish so the servers see clean closes, but do not wait long.
+        const hardStop = setTimeout(() => finish?.(), 2000);
+        void allClosed.then(() => {
+          clearTimeout(hardStop);
+          result.errors = errors;
+          resolve(result);
+        });
+        if (open === 0) finish?.();
+      }, durationMs);
+    }, warmupMs);
+  });
+}
+
+function parseArgs(argv: readonly string[]): LoadOptions {
+  const get = (name: string): string | undefined => {
+    const i = argv.indexOf(`--${name}`);
+    return i === -1 ? undefined : argv[i + 1];
+  };
+  const int = (name: string, def: number | undefined): number | undefined => {
+    const raw = get(name);
+    if (raw === undefined) return def;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got ${raw}`);
+    return n;
+  };
+  const port = int('port', undefined);
+  if (port === undefined || port === 0) throw new Error('--port is required');
+  return {
+    port,
+    host: get('host'),
+    path: get('path'),
+    method: get('method'),
+    body: get('body'),
+    contentType: get('content-type'),
+    connections: int('connections', undefined),
+    durationMs: int('duration-ms', undefined),
+    warmupMs: int('warmup-ms', undefined),
+  };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  let opts: LoadOptions;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`loadgen: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  const result = await runLoad({
+    ...opts,
+    onMeasureStart: () => process.stderr.write('loadgen: measure-start\n'),
+    onMeasureEnd: () => process.stderr.write('loadgen: measure-end\n'),
+  });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}

@@ -1,0 +1,28 @@
+/**
+ * Composition root of one server process: the dependencies every route table receives and the
+ * router that mounts those tables.
+ */
+import type { Logger } from 'pino';
+import type { ProcessRegistry } from './cluster/registry.js';
+import type { Config } from './config.js';
+import type { HealthMonitor } from './health.js';
+import { Router } from './http/router.js';
+import { allRoutes } from './routes/index.js';
+import type { Store } from './store/types.js';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  health: HealthMonitor;
+  registry: ProcessRegistry;
+}
+
+export function createRouter(deps: AppDeps): Router {
+  return new Router(allRoutes(deps), {
+    network: deps.config.network,
+    corsOrigins: deps.config.corsOrigins,
+    log: deps.log,
+    commonHeaders: [['X-Node-Process', deps.registry.processId]],
+  });
+}

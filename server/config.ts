@@ -1,0 +1,263 @@
+/**
+ * Node configuration: one table of options, each settable by CLI flag or environment variable
+ * (flag wins), each with a default that works on a bare machine. README's configuration table
+ * is checked against this table by test/unit/config.test.ts.
+ */
+
+import { decodePublicKey, encodePublicKey, isKeyError, type Network } from './keys/index.js';
+
+export type { Network };
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  network: Network;
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  processes: number;
+  adminPublicKeys: string[];
+  superAdminPublicKeys: string[];
+  satoshisPerNativeExchangeRate: number;
+  usdCentsPerBitcoinExchangeRate: number;
+  nanosSold: number;
+  minSatoshisBurnedForProfileCreation: number;
+  createProfileFeeNanos: number;
+  compProfileCreation: boolean;
+  supportEmail: string;
+  analyticsKey: string;
+  analyticsDomain: string;
+  showProcessingSpinners: boolean;
+  starterNativeSeed: string | undefined;
+  smsProviderApiKey: string | undefined;
+  hasPaymentProviderIntegration: boolean;
+  maxBodyBytes: number;
+  corsOrigins: string[];
+  logLevel: LogLevel;
+  allowUwsFallback: boolean;
+  shutdownTimeoutMs: number;
+  healthProbeIntervalMs: number;
+}
+
+type Kind =
+  | { type: 'int'; min: number; max: number }
+  | { type: 'string'; optional?: boolean }
+  | { type: 'bool' }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'list' }
+  | { type: 'url'; protocols: readonly string[] };
+
+export interface OptionSpec {
+  key: keyof Config;
+  flag: string;
+  env: string;
+  kind: Kind;
+  default: Config[keyof Config];
+  doc: string;
+  /** Never printed: logs and error messages show `<redacted>`. */
+  secret?: boolean;
+}
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+export const OPTIONS: readonly OptionSpec[] = [
+  { key: 'port', flag: 'port', env: 'PORT', kind: { type: 'int', min: 1, max: 65535 }, default: 17001,
+    doc: 'TCP port of the HTTP API.' },
+  { key: 'host', flag: 'host', env: 'HOST', kind: { type: 'string' }, default: '127.0.0.1',
+    doc: 'Address to listen on (0.0.0.0 for all interfaces).' },
+  { key: 'network', flag: 'network', env: 'NETWORK', kind: { type: 'enum', values: ['testnet', 'mainnet'] },
+    default: 'testnet', doc: 'Key prefixes and chain parameters: testnet (tBC… keys) or mainnet (BC1… keys).' },
+  { key: 'redisUrl', flag: 'redis', env: 'REDIS_URL', kind: { type: 'url', protocols: ['redis:', 'rediss:'] },
+    default: undefined, doc: 'Redis URL for shared state; without it the embedded in-memory store is used.' },
+  { key: 'redisKeyPrefix', flag: 'redis-key-prefix', env: 'REDIS_KEY_PREFIX', kind: { type: 'string' },
+    default: 'sn:', doc: 'Prefix of every Redis key and channel this node uses.' },
+  { key: 'processes', flag: 'processes', env: 'PROCESSES', kind: { type: 'int', min: 1, max: 256 }, default: 1,
+    doc: 'Server processes sharing the port; more than 1 requires --redis.' },
+  { key: 'adminPublicKeys', flag: 'admin-public-keys', env: 'ADMIN_PUBLIC_KEYS', kind: { type: 'list' },
+    default: [], doc: 'Comma-separated public keys allowed on admin routes.' },
+  { key: 'superAdminPublicKeys', flag: 'super-admin-public-keys', env: 'SUPER_ADMIN_PUBLIC_KEYS',
+    kind: { type: 'list' }, default: [], doc: 'Comma-separated public keys allowed on super-admin routes.' },
+  { key: 'satoshisPerNativeExchangeRate', flag: 'satoshis-per-native-exchange-rate',
+    env: 'SATOSHIS_PER_NATIVE_EXCHANGE_RATE', kind: { type: 'int', min: 0, max: MAX_SAFE }, default: 10_000,
+    doc: 'Satoshis per whole native coin, served by get-exchange-rate.' },
+  { key: 'usdCentsPerBitcoinExchangeRate', flag: 'usd-cents-per-bitcoin-exchange-rate',
+    env: 'USD_CENTS_PER_BITCOIN_EXCHANGE_RATE', kind: { type: 'int', min: 0, max: MAX_SAFE }, default: 6_000_000,
+    doc: 'US cents per bitcoin, served by get-exchange-rate.' },
+  { key: 'nanosSold', flag: 'nanos-sold', env: 'NANOS_SOLD', kind: { type: 'int', min: 0, max: MAX_SAFE },
+    default: 0, doc: 'Native nanos sold so far, served by get-exchange-rate.' },
+  { key: 'minSatoshisBurnedForProfileCreation', flag: 'min-satoshis-burned-for-profile-creation',
+    env: 'MIN_SATOSHIS_BURNED_FOR_PROFILE_CREATION', kind: { type: 'int', min: 0, max: MAX_SAFE }, default: 50_000,
+    doc: 'Served by get-app-state.' },
+  { key: 'createProfileFeeNanos', flag: 'create-profile-fee-nanos', env: 'CREATE_PROFILE_FEE_NANOS',
+    kind: { type: 'int', min: 0, max: MAX_SAFE }, default: 0, doc: 'Profile creation fee, served by get-app-state.' },
+  { key: 'compProfileCreation', flag: 'comp-profile-creation', env: 'COMP_PROFILE_CREATION', kind: { type: 'bool' },
+    default: false, doc: 'Whether the node pays for profile creation (get-app-state).' },
+  { key: 'supportEmail', flag: 'support-email', env: 'SUPPORT_EMAIL', kind: { type: 'string' }, default: '',
+    doc: 'Support address shown by frontends (get-app-state).' },
+  { key: 'analyticsKey', flag: 'analytics-key', env: 'ANALYTICS_KEY', kind: { type: 'string' }, default: '',
+    doc: 'Frontend analytics key (get-app-state AnalyticsKey).' },
+  { key: 'analyticsDomain', flag: 'analytics-domain', env: 'ANALYTICS_DOMAIN', kind: { type: 'string' },
+    default: '', doc: 'Frontend analytics domain (get-app-state AnalyticsDomain).' },
+  { key: 'showProcessingSpinners', flag: 'show-processing-spinners', env: 'SHOW_PROCESSING_SPINNERS',
+    kind: { type: 'bool' }, default: false, doc: 'Frontend hint (get-app-state).' },
+  { key: 'starterNativeSeed', flag: 'starter-native-seed', env: 'STARTER_NATIVE_SEED',
+    kind: { type: 'string', optional: true }, default: undefined, secret: true,
+    doc: 'Seed that funds new users; only its presence is served (HasStarterNativeSeed).' },
+  { key: 'smsProviderApiKey', flag: 'sms-provider-api-key', env: 'SMS_PROVIDER_API_KEY',
+    kind: { type: 'string', optional: true }, default: undefined, secret: true,
+    doc: 'SMS verification provider key; only its presence is served (HasSmsProviderAPIKey).' },
+  { key: 'hasPaymentProviderIntegration', flag: 'payment-provider-integration', env: 'PAYMENT_PROVIDER_INTEGRATION',
+    kind: { type: 'bool' }, default: false, doc: 'Whether a fiat payment provider is set up (get-app-state).' },
+  { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'MAX_BODY_BYTES', kind: { type: 'int', min: 1024, max: 1 << 30 },
+    default: 1 << 20, doc: 'Largest accepted request body; larger ones get 413.' },
+  { key: 'corsOrigins', flag: 'cors-origins', env: 'CORS_ORIGINS', kind: { type: 'list' }, default: ['*'],
+    doc: 'Comma-separated origins allowed by CORS; `*` allows any origin.' },
+  { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL',
+    kind: { type: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    default: 'info', doc: 'pino log level.' },
+  { key: 'allowUwsFallback', flag: 'allow-uws-fallback', env: 'ALLOW_UWS_FALLBACK', kind: { type: 'bool' },
+    default: false, doc: 'Development only: run on the slow pure-JS server when no native uWS binary loads.' },
+  { key: 'shutdownTimeoutMs', flag: 'shutdown-timeout-ms', env: 'SHUTDOWN_TIMEOUT_MS',
+    kind: { type: 'int', min: 0, max: 600_000 }, default: 10_000,
+    doc: 'How long SIGTERM waits for in-flight requests before closing.' },
+  { key: 'healthProbeIntervalMs', flag: 'health-probe-interval-ms', env: 'HEALTH_PROBE_INTERVAL_MS',
+    kind: { type: 'int', min: 50, max: 60_000 }, default: 1_000,
+    doc: 'How often the store is pinged for health-check (health-check itself never waits on the store).' },
+];
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const BY_FLAG = new Map(OPTIONS.map((o) => [o.flag, o]));
+
+function describe(o: OptionSpec): string {
+  return `--${o.flag} (${o.env})`;
+}
+
+function shown(o: OptionSpec, raw: string): string {
+  return o.secret ? '<redacted>' : JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
+}
+
+function parseValue(o: OptionSpec, raw: string): Config[keyof Config] {
+  const k = o.kind;
+  switch (k.type) {
+    case 'int': {
+      const n = /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+      if (!Number.isSafeInteger(n) || n < k.min || n > k.max) {
+        throw new ConfigError(`${describe(o)} must be an integer from ${k.min} to ${k.max}, got ${shown(o, raw)}`);
+      }
+      return n;
+    }
+    case 'bool': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off'].includes(v)) return false;
+      throw new ConfigError(`${describe(o)} must be true or false, got ${shown(o, raw)}`);
+    }
+    case 'enum':
+      if (!k.values.includes(raw)) {
+        throw new ConfigError(`${describe(o)} must be one of ${k.values.join(', ')}, got ${shown(o, raw)}`);
+      }
+      return raw;
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    case 'url': {
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw new ConfigError(`${describe(o)} must be a URL like redis://127.0.0.1:6379, got an unparseable value`);
+      }
+      if (!k.protocols.includes(url.protocol)) {
+        throw new ConfigError(`${describe(o)} must use ${k.protocols.join(' or ')}, got ${url.protocol}`);
+      }
+      return raw;
+    }
+    case 'string':
+      if (!k.optional && raw.length === 0 && o.default !== '') {
+        throw new ConfigError(`${describe(o)} must not be empty`);
+      }
+      return k.optional && raw.length === 0 ? undefined : raw;
+  }
+}
+
+/**
+ * Builds the config from argv (without node and script) and env. Throws ConfigError naming the
+ * setting on any invalid or unknown input.
+ */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const raw = new Map<OptionSpec, string>();
+  for (const o of OPTIONS) {
+    const v = env[o.env];
+    if (v !== undefined) raw.set(o, v);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument ${JSON.stringify(arg)}; options look like --port 17001`);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    const negated = name.startsWith('no-') && BY_FLAG.get(name.slice(3))?.kind.type === 'bool';
+    const o = BY_FLAG.get(negated ? name.slice(3) : name);
+    if (!o) throw new ConfigError(`unknown option --${name}; see README "Configuration"`);
+    if (eq !== -1) {
+      raw.set(o, arg.slice(eq + 1));
+    } else if (o.kind.type === 'bool') {
+      raw.set(o, negated ? 'false' : 'true');
+    } else {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new ConfigError(`${describe(o)} needs a value`);
+      raw.set(o, next);
+      i++;
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const o of OPTIONS) {
+    const r = raw.get(o);
+    out[o.key] = r === undefined ? structuredClone(o.default) : parseValue(o, r);
+  }
+  const config = out as unknown as Config;
+  if (config.processes > 1 && !config.redisUrl) {
+    throw new ConfigError(
+      `--processes (PROCESSES) is ${config.processes}, but the in-memory store cannot be shared between processes; ` +
+        'add --redis redis://host:port (REDIS_URL) or use --processes 1',
+    );
+  }
+  for (const key of ['adminPublicKeys', 'superAdminPublicKeys'] as const) {
+    config[key] = config[key].map((k) => normalizeKey(OPTIONS.find((o) => o.key === key)!, k, config.network));
+  }
+  return config;
+}
+
+function normalizeKey(o: OptionSpec, key: string, network: Network): string {
+  if (key === '*') {
+    // The reference opens every admin route for "*"; this node never disables auth silently.
+    throw new ConfigError(`${describe(o)}: "*" is not accepted; list the admin public keys explicitly`);
+  }
+  try {
+    return encodePublicKey(decodePublicKey(key, network, describe(o)), network);
+  } catch (err) {
+    if (isKeyError(err)) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+/** The config as safe to log: secrets and Redis passwords replaced. */
+export function redactConfig(config: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...config };
+  for (const o of OPTIONS) {
+    if (o.secret && out[o.key] !== undefined) out[o.key] = '<redacted>';
+  }
+  if (config.redisUrl) out.redisUrl = redactUrl(config.redisUrl);
+  return out;
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = 'redacted';
+    return u.toString();
+  } catch {
+    return '<unparseable url>';
+  }
+}

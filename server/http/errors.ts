@@ -1,0 +1,48 @@
+import type { Logger } from 'pino';
+import { isKeyError } from '../keys/index.js';
+import { isStoreError } from '../store/types.js';
+
+/** HTTP statuses the API answers with on error. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 413 | 415 | 429 | 500 | 503;
+
+/** An error whose message is safe to show the client as `{"error": message}`. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: ErrorStatus,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}
+
+export const badRequest = (message: string): ApiError => new ApiError(400, message);
+export const notFound = (message: string): ApiError => new ApiError(404, message);
+
+export interface ErrorReply {
+  status: ErrorStatus;
+  message: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * The one place that maps domain errors to HTTP. Unknown errors become a bare 500: their
+ * message may carry internals (or worse, key material), so only the log sees them.
+ */
+export function toErrorReply(err: unknown, log: Logger): ErrorReply {
+  if (isApiError(err)) return { status: err.status, message: err.message, headers: err.headers };
+  if (isKeyError(err)) return { status: 400, message: err.message, headers: {} };
+  if (isStoreError(err)) {
+    if (err.code === 'STORE_UNAVAILABLE' || err.code === 'STORE_CLOSED') {
+      log.warn({ code: err.code, msg: err.message }, 'store unavailable');
+      return { status: 503, message: 'state store unavailable, try again shortly', headers: { 'Retry-After': '1' } };
+    }
+  }
+  log.error({ err }, 'unhandled error in request');
+  return { status: 500, message: 'internal server error', headers: {} };
+}

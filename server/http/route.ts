@@ -1,0 +1,57 @@
+/**
+ * What a route file declares. Route files are tables of these; they never see uWS.
+ */
+import type { Logger } from 'pino';
+import type { Schema } from './schema.js';
+
+export type Method = 'GET' | 'POST';
+
+/** Request headers the router copies out of uWS (lower-case names). */
+export type RequestHeaders = Readonly<Record<string, string>>;
+
+export interface RouteContext<B> {
+  /** Validated body (POST routes with a schema); undefined otherwise. */
+  body: B;
+  /** Path parameters by name, e.g. `{ PublicKeyBase58Check: '...' }`. */
+  params: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  headers: RequestHeaders;
+  remoteAddress: string;
+  log: Logger;
+}
+
+export type Reply =
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'raw'; status: number; body: Uint8Array | string; contentType: string; headers?: Record<string, string> }
+  | { kind: 'empty'; status: number };
+
+export const json = (body: unknown, status = 200, headers?: Record<string, string>): Reply => ({
+  kind: 'json',
+  status,
+  body,
+  ...(headers ? { headers } : {}),
+});
+/** 200 with an empty body, as the reference answers several write routes. */
+export const empty = (status = 200): Reply => ({ kind: 'empty', status });
+export const raw = (body: Uint8Array | string, contentType: string, status = 200, headers?: Record<string, string>): Reply => ({
+  kind: 'raw',
+  status,
+  body,
+  contentType,
+  ...(headers ? { headers } : {}),
+});
+
+export interface Route<B = unknown> {
+  method: Method;
+  /** Path without the /api/v0 prefix; `:Name` marks a path parameter, e.g. `/get-user-metadata/:PublicKeyBase58Check`. */
+  path: string;
+  summary: string;
+  /** POST body schema. Without one, a POST body must still be valid JSON but is not inspected. */
+  body?: Schema<B>;
+  handle(ctx: RouteContext<B>): Promise<Reply> | Reply;
+}
+
+/** Keeps the body type of a route tied to its schema when routes are collected in arrays. */
+export function route<B>(r: Route<B>): Route<unknown> {
+  return r as Route<unknown>;
+}

@@ -1,0 +1,219 @@
+/**
+ * Mounts the route tables: path lookup (with and without the /api/v0 prefix, as the reference
+ * node serves both), CORS and OPTIONS, content-type and JSON checks, schema validation, and the
+ * mapping of every outcome to a response. Independent of uWS: it maps an IncomingRequest to an
+ * OutgoingResponse, so it is testable without a socket.
+ */
+import type { Logger } from 'pino';
+import type { Network } from '../config.js';
+import { ApiError, toErrorReply } from './errors.js';
+import type { Method, Reply, Route } from './route.js';
+import type { IncomingRequest, OutgoingResponse } from './uws.js';
+import { PayloadTooLarge } from './uws.js';
+
+export const API_PREFIX = '/api/v0';
+
+export interface RouterOptions {
+  network: Network;
+  corsOrigins: readonly string[];
+  log: Logger;
+  /** Extra headers on every response (e.g. the answering process id). */
+  commonHeaders?: ReadonlyArray<readonly [string, string]>;
+}
+
+interface ParamRoute {
+  segments: string[];
+  route: Route;
+}
+
+type Match =
+  | { kind: 'route'; route: Route; params: Record<string, string> }
+  | { kind: 'wrongMethod'; allow: Method[] }
+  | { kind: 'notFound' };
+
+const CORS_STATIC: ReadonlyArray<readonly [string, string]> = [
+  ['Access-Control-Allow-Credentials', 'true'],
+  ['Access-Control-Allow-Headers', 'Origin, X-Requested-With, Content-Type, Accept, Authorization'],
+  ['Access-Control-Allow-Methods', 'GET, POST, OPTIONS'],
+  ['Access-Control-Max-Age', '600'],
+];
+
+/** JSON.stringify that writes bigint as a JSON number, as Go encodes uint64. */
+const BIGINT_MARK = `\u0000bigint${Math.random().toString(36).slice(2)}:`;
+const BIGINT_RE = new RegExp(`"\\\\u0000${BIGINT_MARK.slice(1)}(-?\\d+)"`, 'g');
+export function stringifyJson(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (err) {
+    if (!(err instanceof TypeError) || !/BigInt/i.test(err.message)) throw err;
+    return JSON.stringify(body, (_k, x: unknown) => (typeof x === 'bigint' ? `${BIGINT_MARK}${x}` : x)).replace(
+      BIGINT_RE,
+      '$1',
+    );
+  }
+}
+
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+export class Router {
+  private readonly exact = new Map<string, Map<Method, Route>>();
+  private readonly withParams: ParamRoute[] = [];
+  readonly routes: Route[] = [];
+
+  constructor(
+    tables: ReadonlyArray<readonly Route[]>,
+    private readonly opts: RouterOptions,
+  ) {
+    for (const table of tables) for (const r of table) this.add(r);
+  }
+
+  private add(r: Route): void {
+    if (!r.path.startsWith('/') || r.path.startsWith(API_PREFIX)) {
+      throw new Error(`route path ${r.path} must start with / and omit ${API_PREFIX}`);
+    }
+    this.routes.push(r);
+    if (r.path.includes('/:')) {
+      this.withParams.push({ segments: r.path.split('/'), route: r });
+      return;
+    }
+    let byMethod = this.exact.get(r.path);
+    if (!byMethod) this.exact.set(r.path, (byMethod = new Map()));
+    if (byMethod.has(r.method)) throw new Error(`duplicate route ${r.method} ${r.path}`);
+    byMethod.set(r.method, r);
+  }
+
+  match(method: string, url: string): Match {
+    let path = url.startsWith(API_PREFIX + '/') ? url.slice(API_PREFIX.length) : url;
+    // StrictSlash in the reference: /x/ is /x.
+    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    const byMethod = this.exact.get(path);
+    if (byMethod) {
+      const r = byMethod.get(method as Method);
+      return r ? { kind: 'route', route: r, params: {} } : { kind: 'wrongMethod', allow: [...byMethod.keys()] };
+    }
+    const segments = path.split('/');
+    const allow: Method[] = [];
+    for (const p of this.withParams) {
+      if (p.segments.length !== segments.length) continue;
+      const params: Record<string, string> = {};
+      let ok = true;
+      for (let i = 0; i < segments.length && ok; i++) {
+        const want = p.segments[i]!;
+        const got = segments[i]!;
+        if (want.startsWith(':')) {
+          if (got === '') ok = false;
+          else params[want.slice(1)] = decodeURIComponentSafe(got);
+        } else ok = want === got;
+      }
+      if (!ok) continue;
+      if (p.route.method === method) return { kind: 'route', route: p.route, params };
+      allow.push(p.route.method);
+    }
+    return allow.length ? { kind: 'wrongMethod', allow } : { kind: 'notFound' };
+  }
+
+  private corsHeaders(origin: string | undefined): Array<readonly [string, string]> {
+    const out: Array<readonly [string, string]> = [...CORS_STATIC, ['Vary', 'Origin']];
+    const allowed = this.opts.corsOrigins;
+    if (origin && (allowed.includes('*') || allowed.includes(origin) || allowed.some((a) => wildcardMatch(a, origin)))) {
+      out.push(['Access-Control-Allow-Origin', origin]);
+    } else if (!origin && allowed.includes('*')) {
+      out.push(['Access-Control-Allow-Origin', '*']);
+    }
+    return out;
+  }
+
+  /** Maps one request to its response. Never throws; every failure becomes a 4xx/5xx. */
+  async dispatch(req: IncomingRequest): Promise<OutgoingResponse> {
+    const base = [...(this.opts.commonHeaders ?? []), ...this.corsHeaders(req.headers.origin)];
+    try {
+      if (req.method === 'OPTIONS') return { status: 200, headers: base, body: '' };
+      const m = this.match(req.method, req.url);
+      if (m.kind === 'notFound') throw new ApiError(404, `no such route: ${req.method} ${truncate(req.url)}`);
+      if (m.kind === 'wrongMethod') {
+        throw new ApiError(405, `method ${req.method} not allowed on ${truncate(req.url)}; use ${m.allow.join(', ')}`, {
+          Allow: [...m.allow, 'OPTIONS'].join(', '),
+        });
+      }
+      const { route, params } = m;
+      let body: unknown;
+      if (route.method === 'POST') {
+        const type = mediaType(req.headers['content-type']);
+        if (type !== 'application/json') {
+          throw new ApiError(400, `Content-Type must be application/json, got ${type ? JSON.stringify(truncate(type)) : 'none'}`);
+        }
+        body = parseJsonBody(await (req.body ?? Promise.resolve(Buffer.alloc(0))));
+        if (route.body) body = route.body.parse(body, '', { network: this.opts.network });
+      }
+      const reply = await route.handle({
+        body,
+        params,
+        query: new URLSearchParams(req.query),
+        headers: req.headers,
+        remoteAddress: req.remoteAddress,
+        log: this.opts.log,
+      });
+      return encodeReply(reply, base);
+    } catch (err) {
+      const e = toErrorReply(err, this.opts.log);
+      return {
+        status: e.status,
+        headers: [...base, ...Object.entries(e.headers), ['Content-Type', 'application/json']],
+        body: stringifyJson({ error: e.message }) + '\n',
+        close: err instanceof PayloadTooLarge,
+      };
+    }
+  }
+}
+
+function parseJsonBody(buf: Buffer): unknown {
+  if (buf.length === 0) throw new ApiError(400, 'request body is empty; send a JSON object, e.g. {}');
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch (err) {
+    throw new ApiError(400, `malformed JSON in request body: ${(err as Error).message}`);
+  }
+}
+
+function encodeReply(reply: Reply, base: Array<readonly [string, string]>): OutgoingResponse {
+  switch (reply.kind) {
+    case 'json':
+      return {
+        status: reply.status,
+        headers: [...base, ...Object.entries(reply.headers ?? {}), ['Content-Type', 'application/json']],
+        // The reference answers with json.Encoder output: compact JSON and a newline.
+        body: stringifyJson(reply.body) + '\n',
+      };
+    case 'raw':
+      return {
+        status: reply.status,
+        headers: [...base, ...Object.entries(reply.headers ?? {}), ['Content-Type', reply.contentType]],
+        body: reply.body,
+      };
+    case 'empty':
+      return { status: reply.status, headers: [...base, ['Content-Type', 'application/json']], body: '' };
+  }
+}
+
+function wildcardMatch(pattern: string, origin: string): boolean {
+  // `https://*.example.com` allows any subdomain of example.com over https.
+  const star = pattern.indexOf('*');
+  if (star === -1 || pattern === '*') return false;
+  const head = pattern.slice(0, star);
+  const tail = pattern.slice(star + 1);
+  return origin.length > head.length + tail.length && origin.startsWith(head) && origin.endsWith(tail);
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function truncate(s: string, max = 100): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}

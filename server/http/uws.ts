@@ -1,0 +1,237 @@
+/**
+ * The one module that touches uWebSockets.js. It owns uWS's lifetime rules:
+ * - `req` is stack-allocated: everything needed (method, url, query, headers) is copied
+ *   synchronously, before any await;
+ * - `onAborted` and `onData` are attached synchronously, before any await;
+ * - `onData` chunks are copied (uWS reuses the memory after the callback returns);
+ * - responses are written only inside `res.cork()`, and never after an abort.
+ */
+import { createRequire } from 'node:module';
+import { dirname, sep } from 'node:path';
+import { STATUS_CODES } from 'node:http';
+import type * as Uws from 'uWebSockets.js';
+import { ApiError } from './errors.js';
+
+const require = createRequire(import.meta.url);
+
+export type UwsModule = typeof Uws;
+
+export interface LoadedUws {
+  uws: UwsModule;
+  /** True when the package fell back to its pure-JS server (no native binary for this Node). */
+  isFallback: boolean;
+}
+
+/**
+ * Loads uWS and reports whether the native binary is in use. The package silently falls back
+ * to a slow pure-JS server when no binary matches the running Node; the only trace is which
+ * file it required, so we look for a loaded `.node` addon of this package.
+ */
+export function loadUws(): LoadedUws {
+  const uws = require('uWebSockets.js') as UwsModule;
+  const pkgDir = dirname(require.resolve('uWebSockets.js/package.json')) + sep;
+  const isFallback = !Object.keys(require.cache).some((f) => f.startsWith(pkgDir) && f.endsWith('.node'));
+  return { uws, isFallback };
+}
+
+export interface IncomingRequest {
+  /** Upper-case method. */
+  method: string;
+  url: string;
+  query: string;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  remoteAddress: string;
+  /** The request body, collected up to the size limit; null for methods without a body. */
+  body: Promise<Buffer> | null;
+}
+
+export interface OutgoingResponse {
+  status: number;
+  headers: ReadonlyArray<readonly [string, string]>;
+  body: string | Uint8Array;
+  /** Close the connection after answering (used when an unread body remains). */
+  close?: boolean;
+}
+
+export type Dispatch = (req: IncomingRequest) => OutgoingResponse | Promise<OutgoingResponse>;
+
+const STATUS_LINES = new Map<number, string>(
+  Object.entries(STATUS_CODES).map(([code, text]) => [Number(code), `${code} ${text ?? ''}`]),
+);
+
+/**
+ * The request headers routes may read. Copying a fixed list is cheaper than req.forEach and
+ * works on the pure-JS fallback, which lacks forEach.
+ */
+export const COPIED_HEADERS = [
+  'content-type',
+  'content-length',
+  'origin',
+  'accept-encoding',
+  'if-none-match',
+  'x-forwarded-for',
+  'user-agent',
+] as const;
+
+function queryOf(req: Uws.HttpRequest): string {
+  try {
+    return req.getQuery() ?? '';
+  } catch {
+    return ''; // the fallback's getQuery throws on URLs without a query
+  }
+}
+
+function remoteAddress(res: Uws.HttpResponse): string {
+  try {
+    return Buffer.from(res.getRemoteAddressAsText()).toString();
+  } catch {
+    return ''; // not implemented by the pure-JS fallback
+  }
+}
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export class PayloadTooLarge extends ApiError {
+  constructor(limit: number) {
+    super(413, `request body is larger than the limit of ${limit} bytes`);
+  }
+}
+
+function collectBody(res: Uws.HttpResponse, contentLength: string, limit: number): Promise<Buffer> {
+  const declared = contentLength === '' ? -1 : Number(contentLength);
+  if (declared > limit) {
+    // Rejected before a byte is read; the unread body means the connection must close.
+    return Promise.reject(new PayloadTooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    res.onData((chunk, isLast) => {
+      if (done) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        done = true;
+        reject(new PayloadTooLarge(limit));
+        return;
+      }
+      // Copy: uWS frees the chunk's memory when this callback returns.
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (isLast) {
+        done = true;
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      }
+    });
+  });
+}
+
+export interface ServeOptions {
+  maxBodyBytes: number;
+  /** Called once per request when its response is written or it was aborted. */
+  onSettled?: () => void;
+  /** Called once per request as it arrives. */
+  onStart?: () => void;
+  /** When true, every response closes its connection (set while shutting down). */
+  closeConnections?: () => boolean;
+  /** Last resort: dispatch threw or rejected (it should never). */
+  onInternalError: (err: unknown) => OutgoingResponse;
+}
+
+/** Routes every request on `app` through `dispatch`, honouring the uWS rules above. */
+export function serve(app: Uws.TemplatedApp, dispatch: Dispatch, opts: ServeOptions): void {
+  app.any('/*', (res, req) => {
+    opts.onStart?.();
+    let aborted = false;
+    let settled = false;
+    const settle = (): void => {
+      if (settled) return;
+      settled = true;
+      opts.onSettled?.();
+    };
+    res.onAborted(() => {
+      aborted = true;
+      settle();
+    });
+
+    // getMethod (lower-case) rather than getCaseSensitiveMethod: the pure-JS fallback lacks the latter.
+    const method = req.getMethod().toUpperCase();
+    const headers: Record<string, string> = {};
+    for (const name of COPIED_HEADERS) {
+      const value = req.getHeader(name);
+      if (value !== '') headers[name] = value;
+    }
+    const url = req.getUrl();
+    const q = url.indexOf('?'); // the fallback server leaves the query in the url
+    const incoming: IncomingRequest = {
+      method,
+      url: q === -1 ? url : url.slice(0, q),
+      query: q === -1 ? queryOf(req) : url.slice(q + 1),
+      headers,
+      remoteAddress: remoteAddress(res),
+      body: null,
+    };
+    // Whether the whole body was read; if not when we answer, the connection must close so
+    // the unread rest is not taken for the next request.
+    let bodyComplete = true;
+    if (METHODS_WITH_BODY.has(method)) {
+      bodyComplete = false;
+      incoming.body = collectBody(res, headers['content-length'] ?? '', opts.maxBodyBytes);
+      // The router may answer without reading the body (404, 405, bad content type).
+      incoming.body.then(
+        () => {
+          bodyComplete = true;
+        },
+        () => undefined,
+      );
+    }
+
+    const write = (out: OutgoingResponse): void => {
+      if (aborted || settled) return;
+      res.cork(() => {
+        res.writeStatus(STATUS_LINES.get(out.status) ?? `${out.status} Unknown`);
+        for (const [k, v] of out.headers) res.writeHeader(k, v);
+        res.end(out.body, (out.close ?? false) || !bodyComplete || (opts.closeConnections?.() ?? false));
+      });
+      settle();
+    };
+
+    let result: OutgoingResponse | Promise<OutgoingResponse>;
+    try {
+      result = dispatch(incoming);
+    } catch (err) {
+      write(opts.onInternalError(err));
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(write, (err: unknown) => write(opts.onInternalError(err)));
+    } else {
+      write(result);
+    }
+  });
+}
+
+export interface Listening {
+  port: number;
+  /** Stops accepting connections; open keep-alive connections stay until closed by peers or exit. */
+  stopListening(): void;
+}
+
+export function listen(uws: UwsModule, app: Uws.TemplatedApp, host: string, port: number): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (!socket) {
+        reject(new Error(`could not listen on ${host}:${port} (port in use or address not available); change --port or --host`));
+        return;
+      }
+      let open = true;
+      resolve({
+        port: uws.us_socket_local_port(socket),
+        stopListening() {
+          if (open) uws.us_listen_socket_close(socket);
+          open = false;
+        },
+      });
+    });
+  });
+}

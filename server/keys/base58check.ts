@@ -1,0 +1,85 @@
+/**
+ * Base58Check with DeSo's 3-byte version prefix:
+ * `base58(prefix3 ‖ payload ‖ sha256d(prefix3 ‖ payload)[0..4])`, Bitcoin alphabet
+ * (shared/reference/node-api.md §6). bs58check works on the whole `prefix ‖ payload`.
+ * @module
+ */
+import bs58check from 'bs58check';
+import { KeyError } from './errors.js';
+
+export const PREFIX_LENGTH = 3;
+
+/**
+ * Longest input `decodeBase58Check` accepts by default. Base58 decoding is quadratic in the
+ * input length and runs on the event loop, so a megabyte "key" must be refused before
+ * decoding. DeSo keys are at most 55 characters; 128 still lets slightly-wrong inputs reach
+ * the precise byte-length message instead of a generic one.
+ */
+export const MAX_BASE58CHECK_CHARS = 128;
+
+const NON_BASE58_CHAR = /[^1-9A-HJ-NP-Za-km-z]/;
+
+export interface Base58CheckParts {
+  prefix: Uint8Array;
+  payload: Uint8Array;
+}
+
+/** Programmer-facing: a wrong prefix length is a bug, not bad input, hence RangeError. */
+export function encodeBase58Check(prefix: ArrayLike<number>, payload: Uint8Array): string {
+  if (prefix.length !== PREFIX_LENGTH) {
+    throw new RangeError(`"prefix" expected ${PREFIX_LENGTH} bytes, got ${prefix.length}`);
+  }
+  const bytes = new Uint8Array(PREFIX_LENGTH + payload.length);
+  bytes.set(prefix);
+  bytes.set(payload, PREFIX_LENGTH);
+  return bs58check.encode(bytes);
+}
+
+/**
+ * Decodes untrusted input. The prefix is returned, not checked: callers decide what it must be.
+ * @param field - request field name used in error messages
+ * @throws {KeyError} KEY_EMPTY, KEY_INVALID_BASE58, KEY_BAD_CHECKSUM, KEY_BAD_LENGTH
+ */
+export function decodeBase58Check(
+  s: string,
+  field = 'value',
+  maxChars = MAX_BASE58CHECK_CHARS,
+): Base58CheckParts {
+  // Values come from parsed JSON, so the static type is not a guarantee.
+  const input: unknown = s;
+  if (input === undefined || input === null) {
+    throw new KeyError('KEY_EMPTY', field, 'expected a Base58Check string, got nothing');
+  }
+  if (typeof input !== 'string') {
+    throw new KeyError('KEY_INVALID_BASE58', field, `expected a Base58Check string, got type=${typeof input}`);
+  }
+  if (input.length === 0) {
+    throw new KeyError('KEY_EMPTY', field, 'expected a Base58Check string, got an empty string');
+  }
+  if (input.length > maxChars) {
+    throw new KeyError('KEY_BAD_LENGTH', field, `expected at most ${maxChars} characters, got ${input.length}`);
+  }
+  const bad = input.search(NON_BASE58_CHAR);
+  if (bad !== -1) {
+    // Quote only the offending character, never the input (it may be a secret pasted by mistake).
+    throw new KeyError(
+      'KEY_INVALID_BASE58',
+      field,
+      `invalid Base58 character ${JSON.stringify(input[bad])} at position ${bad}`,
+    );
+  }
+  // The alphabet is already checked, so `undefined` here can only mean a checksum mismatch.
+  const bytes = bs58check.decodeUnsafe(input);
+  if (bytes === undefined) {
+    throw new KeyError('KEY_BAD_CHECKSUM', field, 'invalid Base58Check checksum');
+  }
+  if (bytes.length < PREFIX_LENGTH) {
+    throw new KeyError(
+      'KEY_BAD_LENGTH',
+      field,
+      `expected at least ${PREFIX_LENGTH} prefix bytes before the checksum, got ${bytes.length}`,
+    );
+  }
+  // Copies, so a caller keeping `payload` does not pin or expose the prefix bytes.
+  return { prefix: bytes.slice(0, PREFIX_LENGTH), payload: bytes.slice(PREFIX_LENGTH) };
+}

@@ -1,0 +1,77 @@
+/**
+ * Entry point: `npm start -- [options]`. Reads the config, then either runs one server process
+ * or supervises `--processes N` of them on the same port.
+ */
+import { CHILD_ENV, supervise, type ChildMessage } from './cluster/supervisor.js';
+import { ConfigError, loadConfig, redactConfig, type Config } from './config.js';
+import { createLogger } from './log.js';
+import { startNode, type RunningNode } from './node.js';
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`social-node: ${message}\n`);
+  process.exit(code);
+}
+
+function tell(m: ChildMessage): void {
+  process.send?.(m);
+}
+
+async function runServerProcess(config: Config): Promise<void> {
+  const isChild = process.env[CHILD_ENV] !== undefined;
+  const log = createLogger(config.logLevel, isChild ? { slot: Number(process.env[CHILD_ENV]) } : {});
+  if (!isChild) log.info({ config: redactConfig(config) }, 'starting');
+  // A stray rejection in background work is logged, not fatal; a thrown exception may have
+  // left state half-updated, so the process exits (a supervisor restarts it).
+  process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
+  process.on('uncaughtException', (err) => {
+    log.fatal({ err }, 'uncaught exception; exiting');
+    process.exit(1);
+  });
+
+  let node: RunningNode;
+  try {
+    node = await startNode(config, log);
+  } catch (err) {
+    const message = (err as Error).message;
+    tell({ type: 'startup-failed', message });
+    log.fatal({ reason: message }, 'cannot start');
+    fail(message, 1);
+  }
+  tell({ type: 'ready', port: node.port, processId: node.processId });
+
+  const shutdown = (signal: string): void => {
+    log.info({ signal }, 'shutting down');
+    node.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  // A supervised child whose supervisor vanished must not linger holding the port.
+  process.once('disconnect', () => shutdown('supervisor disconnected'));
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`invalid configuration: ${err.message}`);
+    throw err;
+  }
+  if (config.processes > 1 && process.env[CHILD_ENV] === undefined) {
+    const log = createLogger(config.logLevel, { role: 'supervisor' });
+    log.info({ config: redactConfig(config) }, 'starting');
+    process.exit(await supervise({ processes: config.processes, shutdownTimeoutMs: config.shutdownTimeoutMs, log }));
+  }
+  await runServerProcess(config);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`social-node: fatal: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,54 @@
+import type { Config } from '../config.js';
+
+/**
+ * Diamond level → nanos sent with a diamond of that level (core `DiamondLevelMap`); each level
+ * is ten times the previous one.
+ */
+export const DIAMOND_LEVEL_MAP: Readonly<Record<string, number>> = Object.freeze({
+  '1': 50_000,
+  '2': 500_000,
+  '3': 5_000_000,
+  '4': 50_000_000,
+  '5': 500_000_000,
+  '6': 5_000_000_000,
+  '7': 50_000_000_000,
+  '8': 500_000_000_000,
+});
+
+/** get-app-state response, spec §2.9 (reference names with DeSo→Native, vendor names generic). */
+export interface AppState {
+  AnalyticsKey: string;
+  AnalyticsDomain: string;
+  MinSatoshisBurnedForProfileCreation: number;
+  IsTestnet: boolean;
+  SupportEmail: string;
+  ShowProcessingSpinners: boolean;
+  HasStarterNativeSeed: boolean;
+  HasSmsProviderAPIKey: boolean;
+  CreateProfileFeeNanos: number;
+  CompProfileCreation: boolean;
+  DiamondLevelMap: Readonly<Record<string, number>>;
+  HasPaymentProviderIntegration: boolean;
+  Password: string;
+}
+
+export function appState(config: Config): AppState {
+  return {
+    AnalyticsKey: config.analyticsKey,
+    AnalyticsDomain: config.analyticsDomain,
+    MinSatoshisBurnedForProfileCreation: config.minSatoshisBurnedForProfileCreation,
+    IsTestnet: config.network === 'testnet',
+    SupportEmail: config.supportEmail,
+    ShowProcessingSpinners: config.showProcessingSpinners,
+    // Only the presence of these secrets is public; the values never leave the config.
+    HasStarterNativeSeed: config.starterNativeSeed !== undefined,
+    HasSmsProviderAPIKey: config.smsProviderApiKey !== undefined,
+    CreateProfileFeeNanos: config.createProfileFeeNanos,
+    CompProfileCreation: config.compProfileCreation,
+    DiamondLevelMap: DIAMOND_LEVEL_MAP,
+    HasPaymentProviderIntegration: config.hasPaymentProviderIntegration,
+    // The old reference echoed a password cookie here for analytics; this node keeps no such
+    // cookie, so the field is always empty and exists only for shape compatibility.
+    Password: '',
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * One server process: store, health, registry, router and the uWS listener, with graceful
+ * shutdown. `main.ts` runs one or supervises several; tests start it in-process on port 0.
+ */
+import type { Logger } from 'pino';
+import { createRouter, type AppDeps } from './app.js';
+import { newProcessId, ProcessRegistry } from './cluster/registry.js';
+import type { Config } from './config.js';
+import { HealthMonitor } from './health.js';
+import { toErrorReply } from './http/errors.js';
+import { stringifyJson } from './http/router.js';
+import { listen, loadUws, serve } from './http/uws.js';
+import { openStore } from './store/index.js';
+
+export interface RunningNode {
+  port: number;
+  processId: string;
+  deps: AppDeps;
+  /** Stops listening, waits for in-flight requests (up to shutdownTimeoutMs), closes the store. */
+  close(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+export async function startNode(config: Config, baseLog: Logger): Promise<RunningNode> {
+  const { uws, isFallback } = loadUws();
+  if (isFallback) {
+    const msg =
+      `no native uWebSockets.js binary for Node ${process.version} (${process.platform}-${process.arch}); ` +
+      'the package fell back to its slow pure-JS server. Use Node 20 on Linux x64, ' +
+      'or pass --allow-uws-fallback (ALLOW_UWS_FALLBACK=1) for development only';
+    if (!config.allowUwsFallback) throw new StartupError(msg);
+    baseLog.warn(msg.replace(/Use Node.*$/, 'running anyway because --allow-uws-fallback is set'));
+  }
+
+  const processId = newProcessId();
+  const log = baseLog.child({ processId });
+  const store = await openStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  const health = new HealthMonitor(store, config.healthProbeIntervalMs, log);
+  const registry = new ProcessRegistry(store, processId, log);
+  try {
+    await health.start();
+    await registry.start();
+  } catch (err) {
+    health.stop();
+    await store.close();
+    throw err;
+  }
+  const deps: AppDeps = { config, store, log, health, registry };
+  const router = createRouter(deps);
+
+  let closing: Promise<void> | undefined;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const app = uws.App();
+  serve(app, (req) => router.dispatch(req), {
+    maxBodyBytes: config.maxBodyBytes,
+    closeConnections: () => closing !== undefined,
+    onStart: () => {
+      inFlight++;
+    },
+    onSettled: () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    },
+    onInternalError: (err) => {
+      const e = toErrorReply(err, log);
+      return { status: e.status, headers: [['Content-Type', 'application/json']], body: stringifyJson({ error: e.message }) };
+    },
+  });
+
+  let listening;
+  try {
+    listening = await listen(uws, app, config.host, config.port);
+  } catch (err) {
+    health.stop();
+    await registry.stop();
+    await store.close();
+    throw new StartupError((err as Error).message);
+  }
+  log.info({ host: config.host, port: listening.port, store: store.kind, network: config.network }, 'listening');
+
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      health.markDraining();
+      listening.stopListening();
+      if (inFlight > 0) {
+        log.info({ inFlight }, 'draining in-flight requests');
+        await Promise.race([
+          new Promise<void>((resolve) => (drained = resolve)),
+          new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref()),
+        ]);
+      }
+      health.stop();
+      await registry.stop();
+      await store.close();
+      log.info('closed');
+    })());
+
+  return { port: listening.port, processId, deps, close };
+}

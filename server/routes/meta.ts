@@ -1,0 +1,41 @@
+/** Meta data routes, spec §4.9 (reference §2.6). */
+import type { AppDeps } from '../app.js';
+import { ApiError } from '../http/errors.js';
+import { json, raw, route, type Route } from '../http/route.js';
+import { v } from '../http/schema.js';
+import { appState } from '../meta/appState.js';
+import { exchangeRate } from '../meta/exchangeRate.js';
+
+export const getAppStateBody = v.object({
+  // Accepted for compatibility; the reference ignores its value too.
+  PublicKeyBase58Check: v.optional(v.string({ maxLength: 100 })),
+});
+
+export function metaRoutes(deps: AppDeps): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/health-check',
+      summary: '200 when this process can serve (state store reachable), else 503 with the reason',
+      handle() {
+        const status = deps.health.current();
+        if (!status.ready) throw new ApiError(503, status.reason, { 'Retry-After': '1' });
+        // The reference answers a bare `200` body.
+        return raw('200', 'application/json');
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/get-exchange-rate',
+      summary: 'Native coin exchange rates (spec §2.10)',
+      handle: () => json(exchangeRate(deps.config)),
+    }),
+    route({
+      method: 'POST',
+      path: '/get-app-state',
+      summary: 'Node parameters for frontends (spec §2.9)',
+      body: getAppStateBody,
+      handle: () => json(appState(deps.config)),
+    }),
+  ];
+}

@@ -1,0 +1,110 @@
+/**
+ * The one store interface behind all node state: chain state, sessions, order book, block
+ * templates. Two implementations share it (memory: embedded default; redis: shared by every
+ * server process) and one contract suite (test/contract/store.ts) runs against both.
+ *
+ * Values are anything msgpackr encodes (objects, arrays, strings, numbers, bigint of any size,
+ * Uint8Array, null). Both implementations store the encoded bytes, so a value read back is
+ * always a fresh copy and mutating it never changes stored state.
+ *
+ * Keys are plain strings; each implementation adds its own prefix. Counter keys (`incr`) and
+ * index keys (`index*`) are separate kinds and must not be read with `get`.
+ */
+
+export interface SetOptions {
+  /** Expire the key after this many milliseconds. @default no expiry */
+  ttlMs?: number;
+}
+
+/** One write inside an atomic `commit`. */
+export type WriteOp =
+  | { op: 'set'; key: string; value: unknown; ttlMs?: number }
+  | { op: 'del'; key: string }
+  | { op: 'incr'; key: string; by: number }
+  | { op: 'indexAdd'; key: string; members: string[] }
+  | { op: 'indexRemove'; key: string; members: string[] };
+
+/**
+ * A precondition of `commit`: the value at `key` must encode to the same bytes as `equals`,
+ * or the key must be absent when `equals` is undefined. Used for compare-and-set
+ * (chain tip moves, leases) across processes.
+ */
+export interface Guard {
+  key: string;
+  equals: unknown;
+}
+
+/**
+ * A range over a lexicographically ordered index (byte order of the UTF-8 members).
+ * Bounds are optional; `reverse` walks from the highest member down.
+ */
+export interface IndexRange {
+  gte?: string;
+  gt?: string;
+  lte?: string;
+  lt?: string;
+  reverse?: boolean;
+  /** At most this many members. @default all */
+  limit?: number;
+}
+
+export type Unsubscribe = () => Promise<void>;
+
+export interface Store {
+  readonly kind: 'memory' | 'redis';
+
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]>;
+  set(key: string, value: unknown, opts?: SetOptions): Promise<void>;
+  /** Returns whether the key existed. */
+  delete(key: string): Promise<boolean>;
+
+  /** Adds `by` (default 1, may be negative, must be an integer) and returns the new value. */
+  incr(key: string, by?: number): Promise<number>;
+  /** Current counter value; 0 when absent. */
+  getCounter(key: string): Promise<number>;
+
+  /**
+   * Applies every op or none. When guards are given, the ops are applied only if every guard
+   * holds at that moment; returns false (and writes nothing) otherwise.
+   */
+  commit(ops: readonly WriteOp[], guards?: readonly Guard[]): Promise<boolean>;
+
+  /** Ordered string sets (Redis sorted sets with equal scores, read BYLEX). */
+  indexAdd(key: string, members: readonly string[]): Promise<void>;
+  indexRemove(key: string, members: readonly string[]): Promise<void>;
+  indexRange(key: string, range?: IndexRange): Promise<string[]>;
+  indexSize(key: string): Promise<number>;
+
+  /** Value keys starting with `prefix`, in no particular order, at most `limit`. */
+  keys(prefix: string, limit?: number): Promise<string[]>;
+
+  /** Fan-out to every process subscribed to `channel` (including this one). */
+  publish(channel: string, message: unknown): Promise<void>;
+  subscribe(channel: string, onMessage: (message: unknown) => void): Promise<Unsubscribe>;
+
+  /** Round-trip time in ms; rejects with a StoreError when the store is unreachable. */
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export type StoreErrorCode =
+  | 'STORE_UNAVAILABLE'
+  | 'STORE_INVALID_ARGUMENT'
+  | 'STORE_CLOSED'
+  | 'STORE_CORRUPT';
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isStoreError(e: unknown): e is StoreError {
+  return e instanceof StoreError;
+}

@@ -1,0 +1,68 @@
+// Startup of the real node process: config errors fail fast naming the setting, the pure-JS
+// uWS fallback is refused unless explicitly allowed, env vars work like flags.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from '../helpers/http.js';
+import { freePort, startNodeProcess } from '../helpers/nodeProcess.js';
+
+async function failsWith(args: string[], env: Record<string, string>, code: number, re: RegExp): Promise<void> {
+  const node = await startNodeProcess({ args, env, noWait: true });
+  let timer: NodeJS.Timeout | undefined;
+  const exit = await Promise.race([node.exited, new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), 30_000)))]);
+  clearTimeout(timer);
+  if (exit === 'timeout') await node.stop('SIGKILL');
+  assert.equal(exit, code, `exit code; output:\n${node.output.join('\n')}`);
+  assert.match(node.output.join('\n'), re);
+}
+
+describe('startup configuration', () => {
+  it('fails fast on an invalid value, naming the flag and env var', async () => {
+    await failsWith(['--network', 'moonnet'], {}, 2, /--network \(NETWORK\) must be one of testnet, mainnet/);
+  });
+
+  it('fails fast on an invalid env value', async () => {
+    await failsWith([], { MAX_BODY_BYTES: 'lots' }, 2, /--max-body-bytes \(MAX_BODY_BYTES\) must be an integer/);
+  });
+
+  it('fails fast on an unknown option', async () => {
+    await failsWith(['--prot', '1'], {}, 2, /unknown option --prot/);
+  });
+
+  it('refuses several processes on the in-memory store', async () => {
+    await failsWith(['--processes', '2'], {}, 2, /in-memory store cannot be shared.*--redis/);
+  });
+
+  it('fails with a clear message when Redis is unreachable, without showing its password', async () => {
+    const port = await freePort();
+    const node = await startNodeProcess({ args: ['--redis', `redis://:hunter2pw@127.0.0.1:${port}`], noWait: true });
+    assert.equal(await node.exited, 1);
+    const out = node.output.join('\n');
+    assert.match(out, /--redis/);
+    assert.ok(!out.includes('hunter2pw'), 'password not printed');
+  });
+
+  it('takes the port from PORT when no flag is given', async () => {
+    const node = await startNodeProcess({ portFromEnv: true });
+    try {
+      assert.equal((await request(node.url, '/api/v0/health-check')).status, 200);
+    } finally {
+      await node.stop();
+    }
+  });
+});
+
+describe('native uWS check', () => {
+  it('refuses to run on the pure-JS fallback', async () => {
+    await failsWith([], { UWS_USE_FALLBACK: '1' }, 1, /no native uWebSockets\.js binary.*--allow-uws-fallback/);
+  });
+
+  it('runs on the fallback only with --allow-uws-fallback, and says so', async () => {
+    const node = await startNodeProcess({ args: ['--allow-uws-fallback'], env: { UWS_USE_FALLBACK: '1' } });
+    try {
+      assert.match(node.output.join('\n'), /running anyway because --allow-uws-fallback is set/);
+      assert.equal((await request(node.url, '/api/v0/get-exchange-rate')).status, 200);
+    } finally {
+      await node.stop();
+    }
+  });
+});

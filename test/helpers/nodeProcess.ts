@@ -1,0 +1,128 @@
+/**
+ * Starts the real node (`server/main.ts` through tsx, as `npm start` does) in a child process
+ * on a free port, and stops it. Used by every e2e test: real uWS, real sockets.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { dirname, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? res(addr.port) : rej(new Error('no port'))));
+    });
+  });
+}
+
+export interface NodeProcess {
+  port: number;
+  url: string;
+  child: ChildProcess;
+  /** Every stdout/stderr line so far. */
+  output: string[];
+  /** Resolves with the first output line matching, or rejects after timeoutMs. */
+  waitForLine(re: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends SIGTERM and resolves with the exit code (SIGKILL after a grace period). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+export interface StartOptions {
+  args?: string[];
+  env?: Record<string, string>;
+  /** Line that means ready. @default the single-process "listening" log line */
+  readyLine?: RegExp;
+  /** Do not wait for readiness (for processes expected to fail). */
+  noWait?: boolean;
+  timeoutMs?: number;
+  /** Pass the port as the PORT env var instead of --port. */
+  portFromEnv?: boolean;
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
+
+export async function startNodeProcess(opts: StartOptions = {}): Promise<NodeProcess> {
+  const port = await freePort();
+  const portArgs = opts.portFromEnv ? [] : ['--port', String(port)];
+  const args = ['--import', 'tsx', 'server/main.ts', ...portArgs, '--log-level', 'info', ...(opts.args ?? [])];
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...opts.env, ...(opts.portFromEnv ? { PORT: String(port) } : {}) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  const output: string[] = [];
+  const waiters: Array<{ re: RegExp; resolve: (l: string) => void }> = [];
+  const onData = (chunk: Buffer): void => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line) continue;
+      output.push(line);
+      for (let i = waiters.length - 1; i >= 0; i--) {
+        if (waiters[i]!.re.test(line)) waiters.splice(i, 1)[0]!.resolve(line);
+      }
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((res) =>
+    child.once('exit', (code) => {
+      live.delete(child);
+      res(code);
+    }),
+  );
+
+  const waitForLine = (re: RegExp, timeoutMs = 20_000): Promise<string> => {
+    const seen = output.find((l) => re.test(l));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((res, rej) => {
+      const t = setTimeout(() => rej(new Error(`timed out waiting for ${re}; output:\n${output.join('\n')}`)), timeoutMs);
+      t.unref();
+      void exited.then((code) => {
+        clearTimeout(t);
+        rej(new Error(`node exited (${code}) before ${re}; output:\n${output.join('\n')}`));
+      });
+      waiters.push({
+        re,
+        resolve: (l) => {
+          clearTimeout(t);
+          res(l);
+        },
+      });
+    });
+  };
+
+  const node: NodeProcess = {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    child,
+    output,
+    waitForLine,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(kill);
+      return code;
+    },
+  };
+  if (!opts.noWait) {
+    try {
+      await waitForLine(opts.readyLine ?? /"msg":"listening"/, opts.timeoutMs ?? 30_000);
+    } catch (err) {
+      await node.stop('SIGKILL');
+      throw err;
+    }
+  }
+  return node;
+}

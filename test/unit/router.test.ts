@@ -1,0 +1,124 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { pino } from 'pino';
+import { json, route, type Route } from '../../server/http/route.js';
+import { Router, stringifyJson } from '../../server/http/router.js';
+import { v } from '../../server/http/schema.js';
+import type { IncomingRequest } from '../../server/http/uws.js';
+import { StoreError } from '../../server/store/types.js';
+
+const log = pino({ level: 'silent' });
+
+const echoBody = v.object({
+  StartTimestamp: v.optional(v.uint64()),
+  Name: v.string({ maxLength: 10 }),
+  NumToFetch: v.optional(v.int(1, 99), 20),
+});
+
+const routes: Route[] = [
+  route({ method: 'POST', path: '/echo', summary: 'echo', body: echoBody, handle: (ctx) => json(ctx.body) }),
+  route({ method: 'GET', path: '/thing/:Id', summary: 'param', handle: (ctx) => json({ id: ctx.params.Id }) }),
+  route({ method: 'GET', path: '/store-down', summary: 'fails', handle: () => Promise.reject(new StoreError('STORE_UNAVAILABLE', 'ECONNREFUSED secret-host')) }),
+  route({ method: 'GET', path: '/bug', summary: 'fails', handle: () => { throw new Error('leaky internal detail'); } }),
+];
+const router = new Router([routes], { network: 'testnet', corsOrigins: ['*'], log });
+
+function req(method: string, url: string, body?: string, headers: Record<string, string> = {}): IncomingRequest {
+  return {
+    method,
+    url,
+    query: '',
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    remoteAddress: '127.0.0.1',
+    body: body === undefined ? null : Promise.resolve(Buffer.from(body)),
+  };
+}
+
+async function call(r: IncomingRequest): Promise<{ status: number; body: any; headers: Map<string, string> }> {
+  const out = await router.dispatch(r);
+  const text = typeof out.body === 'string' ? out.body : Buffer.from(out.body).toString();
+  return { status: out.status, body: text ? JSON.parse(text) : undefined, headers: new Map(out.headers) };
+}
+
+describe('Router.dispatch', () => {
+  it('matches exact names first, then case-insensitively, and fills defaults', async () => {
+    const r = await call(req('POST', '/api/v0/echo', '{"name":"lower","Name":"exact","numtofetch":5,"extra":1}'));
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, { Name: 'exact', NumToFetch: 5 });
+    const d = await call(req('POST', '/echo', '{"NAME":"x"}'));
+    assert.equal(d.body.NumToFetch, 20);
+  });
+
+  it('keeps uint64 precision from decimal strings and writes bigint as a JSON number', async () => {
+    const out = await router.dispatch(req('POST', '/echo', '{"Name":"t","StartTimestamp":"18446744073709551615"}'));
+    assert.match(String(out.body), /"StartTimestamp":18446744073709551615/);
+  });
+
+  it('names the field and the expectation in validation errors', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['{}', /^Name: is required$/],
+      ['{"Name":5}', /^Name: expected a string, got number 5$/],
+      ['{"Name":"12345678901"}', /^Name: expected at most 10 characters/],
+      ['{"Name":"a","NumToFetch":100}', /^NumToFetch: expected an integer from 1 to 99, got number 100$/],
+      ['{"Name":"a","NumToFetch":1.5}', /^NumToFetch: expected an integer/],
+      ['{"Name":"a","StartTimestamp":-1}', /^StartTimestamp: expected an unsigned 64-bit integer/],
+      ['{"Name":"a","StartTimestamp":"18446744073709551616"}', /^StartTimestamp: expected an unsigned 64-bit integer/],
+      ['null', /request body: expected a JSON object, got null/],
+    ];
+    for (const [body, re] of cases) {
+      const r = await call(req('POST', '/echo', body));
+      assert.equal(r.status, 400, body);
+      assert.match(r.body.error, re, body);
+    }
+  });
+
+  it('treats null as absent, as Go does', async () => {
+    const r = await call(req('POST', '/echo', '{"Name":"a","NumToFetch":null}'));
+    assert.equal(r.body.NumToFetch, 20);
+  });
+
+  it('is not fooled by prototype keys', async () => {
+    const r = await call(req('POST', '/echo', '{"Name":"a","__proto__":{"x":1},"constructor":1,"toString":2}'));
+    assert.equal(r.status, 200);
+  });
+
+  it('decodes path parameters', async () => {
+    const r = await call(req('GET', '/api/v0/thing/a%20b'));
+    assert.deepEqual(r.body, { id: 'a b' });
+    assert.equal((await call(req('GET', '/api/v0/thing/'))).status, 404);
+  });
+
+  it('maps an unavailable store to 503 without its message', async () => {
+    const r = await call(req('GET', '/store-down'));
+    assert.equal(r.status, 503);
+    assert.doesNotMatch(r.body.error, /secret-host/);
+    assert.equal(r.headers.get('Retry-After'), '1');
+  });
+
+  it('maps an unexpected error to a bare 500', async () => {
+    const r = await call(req('GET', '/bug'));
+    assert.equal(r.status, 500);
+    assert.equal(r.body.error, 'internal server error');
+  });
+
+  it('answers a wrong method with 405 and Allow, an unknown path with 404', async () => {
+    const r = await call(req('GET', '/echo'));
+    assert.equal(r.status, 405);
+    assert.equal(r.headers.get('Allow'), 'POST, OPTIONS');
+    assert.equal((await call(req('POST', '/thing/x', '{}'))).status, 405);
+    assert.equal((await call(req('GET', '/api/v0/nope'))).status, 404);
+  });
+
+  it('refuses duplicate routes and prefixed paths at construction', () => {
+    assert.throws(() => new Router([routes, routes], { network: 'testnet', corsOrigins: [], log }), /duplicate route/);
+    const bad = [route({ method: 'GET', path: '/api/v0/x', summary: '', handle: () => json({}) })];
+    assert.throws(() => new Router([bad], { network: 'testnet', corsOrigins: [], log }), /omit \/api\/v0/);
+  });
+});
+
+describe('stringifyJson', () => {
+  it('writes plain JSON unchanged and bigint as numbers, even beside look-alike strings', () => {
+    assert.equal(stringifyJson({ a: 1, b: 'x' }), '{"a":1,"b":"x"}');
+    assert.equal(stringifyJson({ n: 2n ** 64n, s: '\u0000bigint:5', m: [-3n] }), '{"n":18446744073709551616,"s":"\\u0000bigint:5","m":[-3]}');
+  });
+});
