@@ -56,6 +56,8 @@ interface ServerProc {
 interface Measured extends LoadResult {
   /** Server process CPU (user + system) during the measured window, % of one core. */
   serverCpuPct: number;
+  /** Every other process on the machine (other sessions' tests...), % of one core. */
+  otherCpuPct: number;
 }
 
 function freePort(): Promise<number> {
@@ -86,6 +88,19 @@ function processCpuMs(pid: number | undefined): number {
     // Fields after the ")" closing comm: state is field 3, utime 14, stime 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Busy time of the whole machine (all cores) in ms, from /proc/stat; NaN elsewhere. */
+function machineBusyMs(): number {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    // cpu  user nice system idle iowait irq softirq steal ...
+    const f = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    const busy = f.reduce((a, b) => a + b, 0) - f[3]! - f[4]!;
+    return (busy * 1000) / CLK_TCK;
   } catch {
     return NaN;
   }
@@ -168,6 +183,8 @@ function runLoadgen(server: ServerProc, w: Workload, durationMs: number, warmupM
     let err = '';
     let cpuStart = NaN;
     let cpuEnd = NaN;
+    let busyStart = NaN;
+    let busyEnd = NaN;
     let tStart = 0;
     let tEnd = 0;
     child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
@@ -175,10 +192,12 @@ function runLoadgen(server: ServerProc, w: Workload, durationMs: number, warmupM
       err += s;
       if (Number.isNaN(cpuStart) && err.includes('loadgen: measure-start')) {
         cpuStart = processCpuMs(server.child.pid);
+        busyStart = machineBusyMs();
         tStart = performance.now();
       }
       if (Number.isNaN(cpuEnd) && err.includes('loadgen: measure-end')) {
         cpuEnd = processCpuMs(server.child.pid);
+        busyEnd = machineBusyMs();
         tEnd = performance.now();
       }
     });
@@ -190,7 +209,9 @@ function runLoadgen(server: ServerProc, w: Workload, durationMs: number, warmupM
         return;
       }
       const r = JSON.parse(line) as LoadResult;
-      resolve({ ...r, serverCpuPct: ((cpuEnd - cpuStart) / (tEnd - tStart)) * 100 });
+      const serverCpuPct = ((cpuEnd - cpuStart) / (tEnd - tStart)) * 100;
+      const busyPct = ((busyEnd - busyStart) / (tEnd - tStart)) * 100;
+      resolve({ ...r, serverCpuPct, otherCpuPct: Math.max(0, busyPct - serverCpuPct - r.cpuPct) });
     });
   });
 }
@@ -200,7 +221,7 @@ function fmt(n: number, digits: number): string {
 }
 
 function printTable(rows: Array<{ server: string; route: string; r: Measured }>): void {
-  const header = ['server', 'route', 'req/s', 'p50', 'p99', 'max', 'errors', 'non2xx', 'server cpu', 'loadgen cpu'];
+  const header = ['server', 'route', 'req/s', 'p50', 'p99', 'max', 'errors', 'non2xx', 'server cpu', 'loadgen cpu', 'other cpu'];
   const cells = rows.map(({ server, route, r }) => [
     server,
     route,
@@ -212,6 +233,7 @@ function printTable(rows: Array<{ server: string; route: string; r: Measured }>)
     String(r.non2xx),
     `${fmt(r.serverCpuPct, 0)}%`,
     `${fmt(r.cpuPct, 0)}%`,
+    `${fmt(r.otherCpuPct, 0)}%`,
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c]!.length)));
   const line = (row: string[]): string =>
@@ -269,7 +291,11 @@ export async function run(): Promise<void> {
     printTable(rows);
     console.log('');
     for (const { route, uws: u, node: n } of ratios) printRatio(`uws/node:http ${route}`, u, n);
-    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; cpu columns are % of one core, 2 cores in all)`);
+    const busiest = Math.max(...rows.map((row) => row.r.otherCpuPct));
+    if (busiest > 20) {
+      console.log(`note: other processes used up to ${busiest.toFixed(0)}% of a core during the runs; numbers are contended`);
+    }
     const failures = rows.filter((row) => row.r.errors > 0 || row.r.non2xx > 0 || row.r.requests === 0);
     if (failures.length > 0) {
       throw new Error(`http.bench: errors or non-2xx responses from ${failures.map((f) => `${f.server} ${f.route}`).join(', ')}`);

@@ -93,6 +93,9 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
           new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref()),
         ]);
       }
+      // uWS sends the last corked responses from its own loop iteration; let it run once more
+      // before the process may exit.
+      await new Promise((resolve) => setImmediate(resolve));
       health.stop();
       await registry.stop();
       await store.close();

@@ -2,6 +2,7 @@
 // uWS fallback is refused unless explicitly allowed, env vars work like flags.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { request } from '../helpers/http.js';
 import { freePort, startNodeProcess } from '../helpers/nodeProcess.js';
 
@@ -64,5 +65,29 @@ describe('native uWS check', () => {
     } finally {
       await node.stop();
     }
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('on SIGTERM stops listening but finishes a request still in flight, then exits 0', async () => {
+    const node = await startNodeProcess();
+    const sock = connect(node.port, '127.0.0.1');
+    await new Promise<void>((r) => sock.once('connect', () => r()));
+    let response = '';
+    sock.on('data', (d) => (response += d.toString()));
+    // Half a body: the request is in flight until the rest arrives.
+    sock.write('POST /api/v0/get-app-state HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{');
+    await new Promise((r) => setTimeout(r, 200));
+    node.child.kill('SIGTERM');
+    await node.waitForLine(/draining in-flight requests/);
+    // New connections are refused once the listener is closed.
+    await assert.rejects(request(node.url, '/api/v0/health-check'));
+    const closed = new Promise<void>((r) => sock.once('close', () => r()));
+    sock.write('}');
+    assert.equal(await node.exited, 0);
+    await closed;
+    assert.match(response, /^HTTP\/1\.1 200 OK/);
+    assert.match(response, /"DiamondLevelMap"/);
+    sock.destroy();
   });
 });

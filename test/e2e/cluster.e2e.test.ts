@@ -1,0 +1,114 @@
+// Several server processes on one port sharing one Redis, and a node surviving a Redis outage.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { rawRequest, request } from '../helpers/http.js';
+import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
+import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
+
+let redis: RedisServer;
+before(async () => {
+  redis = await startRedisServer();
+});
+after(async () => {
+  await redis.stop();
+});
+
+interface NodeInfo {
+  ProcessId: string;
+  StoreKind: string;
+  Processes: Array<{ ProcessId: string; StartedAtUnixMs: number; LastSeenUnixMs: number }>;
+}
+
+/** One request per fresh connection, so the kernel picks a process each time. */
+async function nodeInfoOnFreshConnection(port: number): Promise<{ servedBy: string; info: NodeInfo }> {
+  const r = await rawRequest(port, [`GET /api/v0/node-info HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`]);
+  assert.equal(r.status, 200);
+  const servedBy = /x-node-process: ([0-9a-f]+)/i.exec(r.head)?.[1];
+  assert.ok(servedBy, 'X-Node-Process header present');
+  return { servedBy, info: JSON.parse(r.body) as NodeInfo };
+}
+
+describe('two server processes on one port with Redis', () => {
+  let node: NodeProcess;
+  before(async () => {
+    node = await startNodeProcess({
+      args: ['--processes', '2', '--redis', redis.url, '--redis-key-prefix', 'cluster-test:'],
+      readyLine: /all server processes ready/,
+    });
+  });
+  after(async () => {
+    if (node) assert.equal(await node.stop(), 0, 'supervisor and children stop cleanly on SIGTERM');
+  });
+
+  it('spreads connections over both processes, and each sees what the other wrote', async () => {
+    const seen = new Map<string, NodeInfo>();
+    for (let i = 0; i < 200 && seen.size < 2; i++) {
+      const { servedBy, info } = await nodeInfoOnFreshConnection(node.port);
+      assert.equal(info.ProcessId, servedBy);
+      assert.equal(info.StoreKind, 'redis');
+      seen.set(servedBy, info);
+    }
+    assert.equal(seen.size, 2, 'both processes answered on the one port');
+    const [a, b] = [...seen.keys()];
+    // Each process's registration is written by that process and read back through the other.
+    for (const [self, other] of [[a!, b!], [b!, a!]]) {
+      const listed = seen.get(self)!.Processes.map((p) => p.ProcessId);
+      assert.ok(listed.includes(other), `${self} sees ${other}'s registration through Redis`);
+    }
+  });
+
+  it('answers every request the same whichever process serves it', async () => {
+    const bodies = new Set<string>();
+    const servers = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const r = await rawRequest(node.port, [`GET /api/v0/get-exchange-rate HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`]);
+      assert.equal(r.status, 200);
+      bodies.add(r.body);
+      servers.add(/x-node-process: ([0-9a-f]+)/i.exec(r.head)![1]!);
+    }
+    assert.equal(bodies.size, 1);
+    assert.ok(servers.size >= 1);
+  });
+});
+
+describe('a node whose Redis goes away', () => {
+  it('answers 503 on health-check while Redis is down and recovers by itself', async () => {
+    const own = await startRedisServer();
+    const node = await startNodeProcess({ args: ['--redis', own.url, '--health-probe-interval-ms', '100'] });
+    try {
+      assert.equal((await request(node.url, '/api/v0/health-check')).status, 200);
+      const port = own.port;
+      await own.stop();
+      let down;
+      for (let i = 0; i < 50; i++) {
+        down = await request(node.url, '/api/v0/health-check');
+        if (down.status === 503) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(down!.status, 503);
+      assert.match((down!.json as { error: string }).error, /state store unreachable/);
+      // Routes that need the store say so instead of failing opaquely; others keep working.
+      const info = await request(node.url, '/api/v0/node-info');
+      assert.equal(info.status, 503);
+      assert.equal((await request(node.url, '/api/v0/get-exchange-rate')).status, 200);
+
+      const again = await startRedisServer({ port });
+      try {
+        let up;
+        for (let i = 0; i < 100; i++) {
+          up = await request(node.url, '/api/v0/health-check');
+          if (up.status === 200) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(up!.status, 200, 'recovered without a restart');
+        assert.equal(node.child.exitCode, null, 'the process never died');
+      } finally {
+        await node.stop();
+        await again.stop();
+      }
+    } finally {
+      await node.stop();
+      await own.stop();
+    }
+  });
+});
