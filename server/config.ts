@@ -5,6 +5,7 @@
  */
 
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from './keys/index.js';
+import { redactRedisUrl } from './store/redis.js';
 
 export type { Network };
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -248,16 +249,7 @@ export function redactConfig(config: Config): Record<string, unknown> {
   for (const o of OPTIONS) {
     if (o.secret && out[o.key] !== undefined) out[o.key] = '<redacted>';
   }
-  if (config.redisUrl) out.redisUrl = redactUrl(config.redisUrl);
+  if (config.redisUrl) out.redisUrl = redactRedisUrl(config.redisUrl);
   return out;
 }
 
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = 'redacted';
-    return u.toString();
-  } catch {
-    return '<unparseable url>';
-  }
-}

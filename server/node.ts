@@ -37,7 +37,12 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
 
   const processId = newProcessId();
   const log = baseLog.child({ processId });
-  const store = await openStore({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  const store = await openStore({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisKeyPrefix,
+    // Connection loss is reported by health-check and logged; the store reconnects by itself.
+    onError: (err) => log.warn({ msg: (err as Error)?.message }, 'state store error'),
+  });
   const health = new HealthMonitor(store, config.healthProbeIntervalMs, log);
   const registry = new ProcessRegistry(store, processId, log);
   try {

@@ -174,7 +174,7 @@ export class RedisStore implements Store {
       client.disconnect(); // stop the background reconnect loop
       throw new StoreError(
         'STORE_UNAVAILABLE',
-        `Cannot connect to Redis at ${shownUrl}: ${store.reason(store.lastConnectionError ?? err, 'connect')}. ` +
+        `Cannot connect to Redis at ${shownUrl}: ${store.reason(store.lastConnectionError ?? err)}. ` +
           'Start Redis there, or point the node at another server with --redis <url> ' +
           '(or the REDIS_URL environment variable).',
       );
@@ -448,7 +448,7 @@ export class RedisStore implements Store {
       this.lastConnectionError = err;
       if (this.closed || this.onError === undefined) return;
       this.onError(
-        new StoreError('STORE_UNAVAILABLE', `Redis at ${this.shownUrl}: ${this.reason(err, 'connection')}`),
+        new StoreError('STORE_UNAVAILABLE', `Redis at ${this.shownUrl}: ${this.reason(err)}`),
       );
     });
   }
@@ -473,7 +473,7 @@ export class RedisStore implements Store {
   private fail(what: string, err: unknown): StoreError {
     if (err instanceof StoreError) return err;
     if (this.closed) return new StoreError('STORE_CLOSED', 'redis store is closed');
-    const reason = this.reason(err, what);
+    const reason = this.reason(err);
     if (reason.startsWith('WRONGTYPE')) {
       return new StoreError('STORE_CORRUPT', `Redis at ${this.shownUrl}: ${what}: ${reason}`);
     }
@@ -484,7 +484,7 @@ export class RedisStore implements Store {
    * A one-line, credential-free reason. The original error is deliberately not attached as
    * `cause`: ioredis errors can carry the command arguments, and HELLO/AUTH carry the password.
    */
-  private reason(err: unknown, what: string): string {
+  private reason(err: unknown): string {
     let message = err instanceof Error ? err.message : String(err);
     if (/enableOfflineQueue|Stream isn't writeable/.test(message)) {
       message = 'not connected (reconnecting in the background)';
@@ -492,7 +492,8 @@ export class RedisStore implements Store {
       message = 'connection lost before the reply arrived';
     } else if (message === 'Command timed out') {
       message = `no reply within ${this.commandTimeoutMs} ms (commandTimeoutMs)`;
-    } else if (message === 'timeout' && what === 'connect') {
+    } else if (message === 'timeout') {
+      // Only withTimeout() around a (re)connect produces this.
       message = `no connection within ${this.connectTimeoutMs} ms (connectTimeoutMs)`;
     }
     for (const secret of this.secrets) message = message.split(secret).join('***');

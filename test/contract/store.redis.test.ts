@@ -207,9 +207,9 @@ describe('RedisStore', () => {
         // The subscription is restored on the new connection too.
         await eventually(async () => {
           await store.publish('ch', 'after restart');
-          assert.ok(received.includes('after restart'));
+          assert.ok(received.includes('after restart'), `not delivered yet: ${inspect(received)}`);
         }, 10_000);
-        assert.ok(!received.includes('lost'));
+        assert.ok(!received.includes('lost'), 'a message published while down was delivered');
       } finally {
         await store.close();
         await restarted?.stop();
@@ -242,7 +242,7 @@ describe('RedisStore', () => {
       });
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       const address = silent.address();
-      assert.ok(address && typeof address === 'object');
+      assert.ok(address && typeof address === 'object', 'silent server has no address');
       try {
         const started = Date.now();
         await assert.rejects(
@@ -254,7 +254,7 @@ describe('RedisStore', () => {
             return true;
           },
         );
-        assert.ok(Date.now() - started < 2000);
+        assert.ok(Date.now() - started < 2000, 'connect did not honour connectTimeoutMs');
       } finally {
         for (const socket of sockets) socket.destroy();
         await new Promise((resolve) => silent.close(resolve));

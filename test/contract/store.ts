@@ -1,6 +1,9 @@
 /**
  * The Store contract: every implementation must pass this suite unchanged
  * (store.memory.test.ts, store.redis.test.ts).
+ *
+ * Every assert.ok carries a message: without one, a failing assert.ok makes Node re-parse the
+ * (tsx-transformed) source to describe the expression, which can spin for minutes.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -87,10 +90,10 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
         await store.set('bytes', bytes);
         await store.set('nested', { sig: bytes, list: [new Uint8Array(0)] });
         const top = await store.get<Uint8Array>('bytes');
-        assert.ok(top instanceof Uint8Array);
+        assert.ok(top instanceof Uint8Array, 'top-level bytes are not a Uint8Array');
         assert.deepEqual([...top], [...bytes]);
         const nested = await store.get<{ sig: Uint8Array; list: Uint8Array[] }>('nested');
-        assert.ok(nested?.sig instanceof Uint8Array);
+        assert.ok(nested?.sig instanceof Uint8Array, 'nested bytes are not a Uint8Array');
         assert.deepEqual([...nested.sig], [...bytes]);
         assert.equal(nested.list[0]?.length, 0);
       }));
@@ -121,12 +124,12 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
         await store.set('k', original);
         original.list.push(99); // mutating the written object afterwards changes nothing either
         const first = await store.get<typeof original>('k');
-        assert.ok(first);
+        assert.ok(first, 'value missing');
         first.list.push(3);
         first.inner.x = 42;
         first.bytes[0] = 200;
         const [second] = await store.getMany<typeof original>(['k']);
-        assert.ok(second);
+        assert.ok(second, 'value missing');
         assert.deepEqual(second.list, [1, 2]);
         assert.equal(second.inner.x, 1);
         assert.deepEqual([...second.bytes], [1, 2, 3]);
@@ -404,8 +407,8 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
         const expected = byteOrder(members);
         assert.deepEqual(await store.indexRange('u'), expected);
         // UTF-16 order would put the astral characters before U+E000..U+FFFF; bytes do not.
-        assert.ok(expected.indexOf('\uffff') < expected.indexOf('😀'));
-        assert.ok(expected.indexOf('a\uffff') < expected.indexOf('a😀'));
+        assert.ok(expected.indexOf('\uffff') < expected.indexOf('😀'), 'U+FFFF must sort before U+1F600');
+        assert.ok(expected.indexOf('a\uffff') < expected.indexOf('a😀'), 'a+U+FFFF must sort before a+U+1F600');
         assert.deepEqual(await store.indexRange('u', { gt: '\uffff' }), ['𝄞', '😀']);
         assert.deepEqual(await store.indexRange('u', { reverse: true }), [...expected].reverse());
       }));
@@ -542,7 +545,7 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
         const expected = { kind: 'block', height: 7, work: 2n ** 80n, bytes: new Uint8Array([9]) };
         const [gotA] = a as (typeof expected)[];
         const [gotB] = b as (typeof expected)[];
-        assert.ok(gotA && gotB);
+        assert.ok(gotA && gotB, 'a subscriber got nothing');
         assert.equal(gotA.height, 7);
         assert.equal(gotA.work, 2n ** 80n);
         assert.deepEqual([...gotA.bytes], [9]);

@@ -51,7 +51,8 @@ describe('two server processes on one port with Redis', () => {
     assert.equal(seen.size, 2, 'both processes answered on the one port');
     const [a, b] = [...seen.keys()];
     // Each process's registration is written by that process and read back through the other.
-    for (const [self, other] of [[a!, b!], [b!, a!]]) {
+    const pairs: Array<[string, string]> = [[a!, b!], [b!, a!]];
+    for (const [self, other] of pairs) {
       const listed = seen.get(self)!.Processes.map((p) => p.ProcessId);
       assert.ok(listed.includes(other), `${self} sees ${other}'s registration through Redis`);
     }
@@ -66,8 +67,8 @@ describe('two server processes on one port with Redis', () => {
       bodies.add(r.body);
       servers.add(/x-node-process: ([0-9a-f]+)/i.exec(r.head)![1]!);
     }
-    assert.equal(bodies.size, 1);
-    assert.ok(servers.size >= 1);
+    assert.equal(bodies.size, 1, 'identical answers');
+    assert.ok(servers.size >= 1, 'answered by the cluster');
   });
 });
 

@@ -2,7 +2,7 @@
  * Starts a private, throw-away redis-server for a test file (never the system one on 6379).
  * Fails loudly when Redis cannot be started: Redis-backed tests must fail, not skip.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -27,34 +27,35 @@ const STARTUP_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
 const PORT_ATTEMPTS = 5;
 
-/** Children still running; killed when this process exits, however it exits. */
+/** Children still running; killed when this process exits normally or by an exception. */
 const live = new Set<ChildProcess>();
-let exitHooksInstalled = false;
+let exitHookInstalled = false;
 
-function installExitHooks(): void {
-  if (exitHooksInstalled) return;
-  exitHooksInstalled = true;
-  const killAll = () => {
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
     for (const child of live) child.kill('SIGKILL');
-    live.clear();
-  };
-  process.on('exit', killAll);
-  // A signal's default action skips 'exit' handlers: kill the children, then die by the same
-  // signal unless someone else also handles it.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const onSignal = () => {
-      killAll();
-      if (process.listenerCount(signal) === 1) {
-        process.off(signal, onSignal);
-        process.kill(process.pid, signal);
-      }
-    };
-    process.on(signal, onSignal);
+  });
+}
+
+let pdeathsig: boolean | undefined;
+
+/**
+ * Linux `setpriv --pdeathsig` makes the kernel SIGTERM redis-server when this process dies in
+ * any way, SIGKILL included, which no JS handler can cover. setpriv execs redis-server, so the
+ * child pid stays the server's pid. Elsewhere only the 'exit' hook protects against orphans.
+ */
+function hasPdeathsig(): boolean {
+  if (pdeathsig === undefined) {
+    const probe = spawnSync('setpriv', ['--help'], { encoding: 'utf8' });
+    pdeathsig = probe.status === 0 && probe.stdout.includes('--pdeathsig');
   }
+  return pdeathsig;
 }
 
 export async function startRedisServer(opts: RedisServerOptions = {}): Promise<RedisServer> {
-  installExitHooks();
+  installExitHook();
   let lastError: Error | undefined;
   const attempts = opts.port === undefined ? PORT_ATTEMPTS : 1;
   for (let i = 0; i < attempts; i++) {
@@ -83,7 +84,9 @@ async function startOn(port: number, appendonly: boolean): Promise<RedisServer> 
     '--daemonize', 'no',
     '--logfile', '',
   ];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = hasPdeathsig()
+    ? spawn('setpriv', ['--pdeathsig', 'TERM', '--', 'redis-server', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
 
   // Keep the log tail for error messages; always drain the pipes so the child never blocks.
@@ -141,9 +144,11 @@ async function waitForServer(
 ): Promise<void> {
   let exitInfo: string | undefined;
   exited.then(({ code, signal, error }) => {
-    exitInfo = error
-      ? `cannot run redis-server (${error.message}); is Redis installed and on PATH?`
-      : `redis-server exited early (code ${code}, signal ${signal})`;
+    // 127: setpriv could not find redis-server either.
+    exitInfo =
+      error || code === 127
+        ? `cannot run redis-server (${error?.message ?? 'command not found'}); is Redis installed and on PATH?`
+        : `redis-server exited early (code ${code}, signal ${signal})`;
   });
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (Date.now() < deadline) {

@@ -75,8 +75,8 @@ describe('loadConfig', () => {
     assert.equal(loadConfig(['--starter-native-seed', ''], {}).starterNativeSeed, undefined);
     const c = loadConfig(['--starter-native-seed', 'seedseed', '--redis', 'redis://:pw123@127.0.0.1:6390/0'], {});
     const shown = JSON.stringify(redactConfig(c));
-    assert.ok(!shown.includes('seedseed'));
-    assert.ok(!shown.includes('pw123'));
+    assert.ok(!shown.includes('seedseed'), 'seed redacted');
+    assert.ok(!shown.includes('pw123'), 'redis password redacted');
     assert.match(shown, /<redacted>/);
   });
 });
