@@ -1,0 +1,2 @@
+// Exports of this area; see wasm/assembly/index.ts.
+export const hashVersion: i32 = 1;
