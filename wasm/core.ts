@@ -22,7 +22,13 @@ export interface Core {
   ioBytes: number;
 }
 
-const WASM_URL = new URL('./build/release.wasm', import.meta.url);
+/**
+ * The release build; SOCIAL_NODE_WASM may name another binary (a debug build, or a partial
+ * build while one area of wasm/assembly is being developed).
+ */
+const WASM_URL = process.env.SOCIAL_NODE_WASM
+  ? new URL(`file://${process.env.SOCIAL_NODE_WASM}`)
+  : new URL('./build/release.wasm', import.meta.url);
 
 let compiled: WebAssembly.Module | undefined;
 let instance: Core | undefined;
