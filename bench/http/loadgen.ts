@@ -7,7 +7,7 @@
  *   node --import tsx bench/http/loadgen.ts --port 17001 --path /api/v0/get-app-state \
  *     --method POST --body '{}' --connections 32 --duration-ms 3000 --warmup-ms 500
  *
- * prints one JSON line: { requests, errors, non2xx, reqPerSec, p50ms, p99ms, maxMs, cpuPct }.
+ * prints one JSON line: { requests, errors, non2xx, reconnects, reqPerSec, p50ms, p99ms, maxMs, cpuPct }.
  * Only responses completed inside the measured window (after the warm-up) count.
  * @module
  */
@@ -40,6 +40,8 @@ export interface LoadResult {
   errors: number;
   /** Responses with a status outside 200–299 in the measured window. */
   non2xx: number;
+  /** Connections opened after the initial ones (server closed one, or an error), whole run. */
+  reconnects: number;
   reqPerSec: number;
   p50ms: number;
   p99ms: number;
@@ -137,6 +139,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
   let requests = 0;
   let errors = 0;
   let non2xx = 0;
+  let reconnects = -connections;
   /** 0 warm-up, 1 measuring, 2 stopping. */
   let phase = 0;
   let open = 0;
@@ -146,6 +149,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const startConnection = (): void => {
     const socket: Socket = connect({ port: opts.port, host, noDelay: true });
     open++;
+    reconnects++;
     let state = S_HEADERS;
     let leftover: Buffer | null = null;
     let status = 0;
@@ -313,6 +317,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
           requests,
           errors,
           non2xx,
+          reconnects: 0,
           reqPerSec: requests / (elapsedNs / 1e9),
           p50ms: percentile(sorted, 0.5),
           p99ms: percentile(sorted, 0.99),
@@ -324,6 +329,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
         void allClosed.then(() => {
           clearTimeout(hardStop);
           result.errors = errors;
+          result.reconnects = reconnects;
           resolve(result);
         });
         if (open === 0) finish?.();
