@@ -5,7 +5,8 @@ import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../server/store/redis.js';
 import { isStoreError, type StoreErrorCode } from '../../server/store/types.js';
-import { freePort, startRedisServer, type RedisServer } from '../helpers/redisServer.js';
+import { freePort } from '../helpers/ports.js';
+import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 import { storeSuite } from './store.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

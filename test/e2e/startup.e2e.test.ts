@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { request } from '../helpers/http.js';
-import { freePort, startNodeProcess } from '../helpers/nodeProcess.js';
+import { startNodeProcess } from '../helpers/nodeProcess.js';
+import { freePort } from '../helpers/ports.js';
 
 async function failsWith(args: string[], env: Record<string, string>, code: number, re: RegExp): Promise<void> {
   const node = await startNodeProcess({ args, env, noWait: true });
