@@ -56,7 +56,7 @@ function fixedBytes(length: number, seed: number): Uint8Array {
   return out;
 }
 
-export async function run(): Promise<void> {
+export async function run(): Promise<Record<string, number>> {
   const msgs = Array.from({ length: INPUT_COUNT }, (_, i) => fixedBytes(100, i + 1));
   const keys = Array.from({ length: INPUT_COUNT }, (_, i) => fixedBytes(32, 1000 + i));
   const aesKeys = Array.from({ length: INPUT_COUNT }, (_, i) => fixedBytes(16, 2000 + i));
@@ -202,6 +202,12 @@ export async function run(): Promise<void> {
     opsPerSec(aes, 'ours: aes128CtrInto 16 KiB'),
     opsPerSec(aes, 'node:crypto: aes-128-ctr 16 KiB'),
   );
+  return {
+    desoHashV1PerSec: Math.round(opsPerSec(deso, 'ours: desoHashV1Into')),
+    desoHashV1VsJsPort: opsPerSec(deso, 'ours: desoHashV1Into') / opsPerSec(deso, 'baseline: JS port'),
+    sha256dOpsPerSec: Math.round(opsPerSec(sha, 'ours: sha256dInto')),
+    sha256dVsNodeCrypto: opsPerSec(sha, 'ours: sha256dInto') / opsPerSec(sha, 'node:crypto: createHash ×2'),
+  };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

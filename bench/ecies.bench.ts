@@ -1,0 +1,51 @@
+/**
+ * Message ECIES decrypt (identity-and-crypto.md §3.1) of a 100-byte message: the WASM core
+ * (one call does ECDH, KDF, MAC and AES-CTR) against an all-node:crypto implementation
+ * (bench/baselines/eciesNodeCrypto.ts) measured in the same run; plus the batch form.
+ *
+ * Last results: see the closing note of issue 3 (the figures depend on the machine's load).
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { Bench } from 'tinybench';
+import { decrypt, decryptBatch, encrypt } from '../wasm/ecies.js';
+import { getPublicKey } from '../wasm/secp256k1.js';
+import { eciesDecryptNode } from './baselines/eciesNodeCrypto.js';
+import { opsPerSec, printRatio, printResults } from './_shared.js';
+
+const BENCH_OPTIONS = { time: 1_000, warmupTime: 250 } as const;
+/** Messages per batch call: a typical page of a DM thread. */
+const BATCH = 64;
+
+export async function run(): Promise<Record<string, number>> {
+  const priv = randomBytes(32);
+  const pub = getPublicKey(priv, true);
+  const cts = Array.from({ length: BATCH }, () => encrypt(pub, randomBytes(100)));
+  let i = 0;
+  let sink = 0;
+  const bench = new Bench({ name: 'ecies', ...BENCH_OPTIONS });
+  bench
+    .add('wasm decrypt (100 B)', () => {
+      sink += decrypt(priv, cts[i++ % BATCH]!).length;
+    })
+    .add('baseline: node:crypto decrypt (100 B)', () => {
+      sink += eciesDecryptNode(priv, cts[i++ % BATCH]!).length;
+    })
+    .add(`wasm decryptBatch (${BATCH} × 100 B)`, () => {
+      sink += decryptBatch(priv, cts).length;
+    });
+  await bench.run();
+  if (sink === 0) throw new Error('benchmark tasks produced nothing');
+  printResults('ECIES decrypt, single thread', bench);
+  const ours = opsPerSec(bench, 'wasm decrypt (100 B)');
+  const node = opsPerSec(bench, 'baseline: node:crypto decrypt (100 B)');
+  const batchPerMsg = opsPerSec(bench, `wasm decryptBatch (${BATCH} × 100 B)`) * BATCH;
+  printRatio('ecies decrypt wasm/node:crypto', ours, node);
+  printRatio(`ecies decryptBatch per message/single`, batchPerMsg, ours);
+  return { eciesDecryptOpsPerSec: Math.round(ours), eciesDecryptVsNodeCrypto: ours / node, eciesBatchDecryptOpsPerSec: Math.round(batchPerMsg) };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await run();
+}
