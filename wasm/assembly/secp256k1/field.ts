@@ -388,16 +388,8 @@ export function feCmov(r: usize, a: usize, flag: u32): void {
   store<u64>(r, x4 ^ ((x4 ^ load<u64>(a, 32)) & m), 32);
 }
 
-/**
- * Big-endian 32 bytes → element. Returns 1 if the value is < p (a canonical encoding),
- * 0 otherwise; the limbs are written either way. Timing depends only on whether the top
- * seven words are all ones (never for secrets in practice; public inputs only).
- */
-export function feFromBytes(r: usize, src: usize): u32 {
-  const w0 = bswap<u32>(load<u32>(src + 28)), w1 = bswap<u32>(load<u32>(src + 24));
-  const w2 = bswap<u32>(load<u32>(src + 20)), w3 = bswap<u32>(load<u32>(src + 16));
-  const w4 = bswap<u32>(load<u32>(src + 12)), w5 = bswap<u32>(load<u32>(src + 8));
-  const w6 = bswap<u32>(load<u32>(src + 4)), w7 = bswap<u32>(load<u32>(src));
+/** Splits a 256-bit value given as eight little-endian u32 words into ten 26-bit limbs. */
+@inline function limbsFromWords(r: usize, w0: u32, w1: u32, w2: u32, w3: u32, w4: u32, w5: u32, w6: u32, w7: u32): void {
   const m: u32 = 0x3FFFFFF;
   store<u32>(r, w0 & m, 0);
   store<u32>(r, ((w0 >> 26) | (w1 << 6)) & m, 4);
@@ -409,6 +401,19 @@ export function feFromBytes(r: usize, src: usize): u32 {
   store<u32>(r, ((w5 >> 22) | (w6 << 10)) & m, 28);
   store<u32>(r, ((w6 >> 16) | (w7 << 16)) & m, 32);
   store<u32>(r, w7 >> 10, 36);
+}
+
+/**
+ * Big-endian 32 bytes → element. Returns 1 if the value is < p (a canonical encoding),
+ * 0 otherwise; the limbs are written either way. Timing depends only on whether the top
+ * seven words are all ones (never for secrets in practice; public inputs only).
+ */
+export function feFromBytes(r: usize, src: usize): u32 {
+  const w0 = bswap<u32>(load<u32>(src + 28)), w1 = bswap<u32>(load<u32>(src + 24));
+  const w2 = bswap<u32>(load<u32>(src + 20)), w3 = bswap<u32>(load<u32>(src + 16));
+  const w4 = bswap<u32>(load<u32>(src + 12)), w5 = bswap<u32>(load<u32>(src + 8));
+  const w6 = bswap<u32>(load<u32>(src + 4)), w7 = bswap<u32>(load<u32>(src));
+  limbsFromWords(r, w0, w1, w2, w3, w4, w5, w6, w7);
   // ≥ p ⇔ words 7..2 all ones and (w1, w0) ≥ (0xFFFFFFFE, 0xFFFFFC2F).
   const top = w7 & w6 & w5 & w4 & w3 & w2;
   if (top != 0xFFFFFFFF) return 1;
@@ -436,17 +441,7 @@ export function feToWords(dst: usize, a: usize): void {
 export function feFromWords(r: usize, src: usize): void {
   const w0 = load<u32>(src), w1 = load<u32>(src, 4), w2 = load<u32>(src, 8), w3 = load<u32>(src, 12);
   const w4 = load<u32>(src, 16), w5 = load<u32>(src, 20), w6 = load<u32>(src, 24), w7 = load<u32>(src, 28);
-  const m: u32 = 0x3FFFFFF;
-  store<u32>(r, w0 & m, 0);
-  store<u32>(r, ((w0 >> 26) | (w1 << 6)) & m, 4);
-  store<u32>(r, ((w1 >> 20) | (w2 << 12)) & m, 8);
-  store<u32>(r, ((w2 >> 14) | (w3 << 18)) & m, 12);
-  store<u32>(r, ((w3 >> 8) | (w4 << 24)) & m, 16);
-  store<u32>(r, (w4 >> 2) & m, 20);
-  store<u32>(r, ((w4 >> 28) | (w5 << 4)) & m, 24);
-  store<u32>(r, ((w5 >> 22) | (w6 << 10)) & m, 28);
-  store<u32>(r, ((w6 >> 16) | (w7 << 16)) & m, 32);
-  store<u32>(r, w7 >> 10, 36);
+  limbsFromWords(r, w0, w1, w2, w3, w4, w5, w6, w7);
 }
 
 const WB: usize = memory.data(32, 8);
