@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { isPoolError } from '../crypto/errors.js';
 import { isKeyError } from '../keys/index.js';
 import { isStoreError } from '../store/types.js';
 
@@ -30,6 +31,12 @@ export interface ErrorReply {
   headers: Readonly<Record<string, string>>;
 }
 
+const POOL_UNAVAILABLE = {
+  POOL_BUSY: 'server busy: crypto work queue is full, try again shortly',
+  POOL_CLOSED: 'server shutting down, try again shortly',
+  POOL_WORKER_DIED: 'crypto worker failed, try again shortly',
+} as const;
+
 /**
  * The one place that maps domain errors to HTTP. Unknown errors become a bare 500: their
  * message may carry internals (or worse, key material), so only the log sees them.
@@ -42,6 +49,11 @@ export function toErrorReply(err: unknown, log: Logger): ErrorReply {
       log.warn({ code: err.code, msg: err.message }, 'store unavailable');
       return { status: 503, message: 'state store unavailable, try again shortly', headers: { 'Retry-After': '1' } };
     }
+  }
+  if (isPoolError(err) && err.code !== 'POOL_TASK_FAILED') {
+    // Overload or shutdown of the crypto workers, not a fault of the request: retry shortly.
+    log.warn({ code: err.code, msg: err.message }, 'crypto pool unavailable');
+    return { status: 503, message: POOL_UNAVAILABLE[err.code], headers: { 'Retry-After': '1' } };
   }
   log.error({ err }, 'unhandled error in request');
   return { status: 500, message: 'internal server error', headers: {} };

@@ -1,0 +1,27 @@
+/**
+ * `npm run bench:crypto`: the WASM crypto core against its peers, single thread, then the
+ * worker pool with 1 and 2 workers. Each bench prints its own tables and ratios; this runner
+ * merges the figures each returns and prints them as one JSON object on the last line.
+ */
+import { run as runEcies } from './ecies.bench.js';
+import { run as runHash } from './hash.bench.js';
+import { run as runPool } from './pool.bench.js';
+import { run as runSecp } from './secp256k1.bench.js';
+
+type Figures = Record<string, number>;
+
+const figures: Figures = {};
+for (const [name, run] of [
+  ['secp256k1', runSecp],
+  ['ecies', runEcies],
+  ['hash', runHash],
+  ['pool', runPool],
+] as const) {
+  console.log(`\n=== ${name} ===`);
+  Object.assign(figures, await (run as () => Promise<Figures>)());
+}
+const REQUIRED = ['verifyOpsPerSec', 'verifyVsNoble', 'verifyVsTinySecp', 'signVsTinySecp', 'ecdhVsTinySecp', 'eciesDecryptOpsPerSec', 'desoHashV1PerSec', 'pool2vs1'];
+const missing = REQUIRED.filter((k) => typeof figures[k] !== 'number' || !Number.isFinite(figures[k]));
+if (missing.length > 0) throw new Error(`bench:crypto: no figure for ${missing.join(', ')}`);
+const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Number.isInteger(v) ? v : Number(v.toFixed(2))]));
+console.log(JSON.stringify(rounded));
