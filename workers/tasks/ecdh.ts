@@ -3,7 +3,7 @@
  * service's encryption; one status ‖ secret per item (layout in workers/types.ts).
  * @module
  */
-import { ecdh as sharedSecret, isValidPrivateKey, isValidPublicKey } from '../../wasm/secp256k1.js';
+import { ecdh as sharedSecret, isValidPrivateKey } from '../../wasm/secp256k1.js';
 import {
   ECDH_ITEM_BYTES,
   ECDH_REPLY_BYTES,
@@ -15,9 +15,9 @@ import {
 } from '../types.js';
 
 /**
- * request: n × (privateKey ‖ publicKey) → reply: n × (status ‖ secret). Both keys are checked
- * first, so a bad one fails its item with a precise status rather than an exception; the
- * request (private keys) is zeroed before returning.
+ * request: n × (privateKey ‖ publicKey) → reply: n × (status ‖ secret). A bad key fails its
+ * item with a precise status rather than an exception; the request (private keys) is zeroed
+ * before returning.
  */
 export function ecdh(request: Uint8Array): Uint8Array {
   if (request.length % ECDH_ITEM_BYTES !== 0) {
@@ -31,11 +31,18 @@ export function ecdh(request: Uint8Array): Uint8Array {
       const out = i * ECDH_REPLY_BYTES;
       const key = request.subarray(at + EcdhItemOffset.privateKey, at + EcdhItemOffset.privateKey + PRIVATE_KEY_BYTES);
       const pub = request.subarray(at + EcdhItemOffset.publicKey, at + EcdhItemOffset.publicKey + PUBLIC_KEY_BYTES);
-      let status: ItemStatus = ItemStatus.Ok;
-      if (!isValidPrivateKey(key)) status = ItemStatus.BadPrivateKey;
-      else if (!isValidPublicKey(pub)) status = ItemStatus.BadPublicKey;
+      let status: ItemStatus = ItemStatus.BadPrivateKey;
+      if (isValidPrivateKey(key)) {
+        // ecdh parses (and so validates) the public key itself; checking it first would
+        // decompress it twice (~9 µs an item).
+        try {
+          reply.set(sharedSecret(key, pub), out + EcdhReplyOffset.secret);
+          status = ItemStatus.Ok;
+        } catch {
+          status = ItemStatus.BadPublicKey;
+        }
+      }
       reply[out + EcdhReplyOffset.status] = status;
-      if (status === ItemStatus.Ok) reply.set(sharedSecret(key, pub), out + EcdhReplyOffset.secret);
     }
   } finally {
     request.fill(0);
