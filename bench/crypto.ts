@@ -2,6 +2,14 @@
  * `npm run bench:crypto`: the WASM crypto core against its peers, single thread, then the
  * worker pool with 1 and 2 workers. Each bench prints its own tables and ratios; this runner
  * merges the figures each returns and prints them as one JSON object on the last line.
+ *
+ * Last result, 2026-11-22, Node v20.20.2, 2-core sandbox shared with other jobs (load ~1-2):
+ *   {"verifyOpsPerSec":7542,"verifyVsNoble":10.93,"verifyVsTinySecp":2.06,"signOpsPerSec":19530,
+ *    "signVsTinySecp":2.52,"ecdhOpsPerSec":8934,"ecdhVsTinySecp":2.34,"eciesDecryptOpsPerSec":8690,
+ *    "eciesDecryptVsNodeCrypto":13.52,"eciesBatchDecryptOpsPerSec":9177,"desoHashV1PerSec":1088023,
+ *    "desoHashV1VsJsPort":30.41,"sha256dOpsPerSec":852322,"sha256dVsNodeCrypto":2.09,"pool2vs1":1.51}
+ * pool2vs1 moves most with the machine's load: 1.51-1.83 at batch 64 across runs (1.72-2.01 at
+ * other batch sizes in the same run); the two workers share the cores with everything else.
  */
 import { run as runEcies } from './ecies.bench.js';
 import { run as runHash } from './hash.bench.js';
