@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { ProcessRegistry } from './cluster/registry.js';
 import type { Config } from './config.js';
+import type { CryptoService } from './crypto/service.js';
 import type { HealthMonitor } from './health.js';
 import { Router } from './http/router.js';
 import { allRoutes } from './routes/index.js';
@@ -16,6 +17,8 @@ export interface AppDeps {
   log: Logger;
   health: HealthMonitor;
   registry: ProcessRegistry;
+  /** Heavy crypto, off the event loop (worker threads). */
+  crypto: CryptoService;
 }
 
 export function createRouter(deps: AppDeps): Router {

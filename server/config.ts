@@ -36,6 +36,7 @@ export interface Config {
   corsOrigins: string[];
   logLevel: LogLevel;
   allowUwsFallback: boolean;
+  cryptoThreads: number;
   shutdownTimeoutMs: number;
   healthProbeIntervalMs: number;
 }
@@ -118,6 +119,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: 'info', doc: 'pino log level.' },
   { key: 'allowUwsFallback', flag: 'allow-uws-fallback', env: 'ALLOW_UWS_FALLBACK', kind: { type: 'bool' },
     default: false, doc: 'Development only: run on the slow pure-JS server when no native uWS binary loads.' },
+  { key: 'cryptoThreads', flag: 'crypto-threads', env: 'CRYPTO_THREADS', kind: { type: 'int', min: 0, max: 256 },
+    default: 0, doc: 'Crypto worker threads per server process; 0 = the cores divided among --processes (at least 1).' },
   { key: 'shutdownTimeoutMs', flag: 'shutdown-timeout-ms', env: 'SHUTDOWN_TIMEOUT_MS',
     kind: { type: 'int', min: 0, max: 600_000 }, default: 10_000,
     doc: 'How long SIGTERM waits for in-flight requests before closing.' },

@@ -5,7 +5,9 @@
 import type { Logger } from 'pino';
 import { createRouter, type AppDeps } from './app.js';
 import { newProcessId, ProcessRegistry } from './cluster/registry.js';
+import { availableParallelism } from 'node:os';
 import type { Config } from './config.js';
+import { CryptoPool } from './crypto/pool.js';
 import { HealthMonitor } from './health.js';
 import { toErrorReply } from './http/errors.js';
 import { stringifyJson } from './http/router.js';
@@ -18,6 +20,11 @@ export interface RunningNode {
   deps: AppDeps;
   /** Stops listening, waits for in-flight requests (up to shutdownTimeoutMs), closes the store. */
   close(): Promise<void>;
+}
+
+/** Crypto threads of one process: as configured, else the cores shared among the processes. */
+export function cryptoThreads(config: Config): number {
+  return config.cryptoThreads > 0 ? config.cryptoThreads : Math.max(1, Math.floor(availableParallelism() / config.processes));
 }
 
 export class StartupError extends Error {
@@ -53,7 +60,8 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     await store.close();
     throw err;
   }
-  const deps: AppDeps = { config, store, log, health, registry };
+  const crypto = new CryptoPool({ threads: cryptoThreads(config) }, { metrics: null, log });
+  const deps: AppDeps = { config, store, log, health, registry, crypto };
   const router = createRouter(deps);
 
   let closing: Promise<void> | undefined;
@@ -82,6 +90,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   } catch (err) {
     health.stop();
     await registry.stop();
+    await crypto.close();
     await store.close();
     throw new StartupError((err as Error).message);
   }
@@ -103,6 +112,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
       await new Promise((resolve) => setImmediate(resolve));
       health.stop();
       await registry.stop();
+      await crypto.close();
       await store.close();
       log.info('closed');
     })());

@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { createRouter, type AppDeps } from '../../server/app.js';
+import { InlineCrypto } from '../../server/crypto/inline.js';
 import { newProcessId, ProcessRegistry } from '../../server/cluster/registry.js';
 import { loadConfig } from '../../server/config.js';
 import { HealthMonitor } from '../../server/health.js';
@@ -114,7 +115,8 @@ export async function startNodeHttpBaseline(port: number): Promise<NodeHttpBasel
   const registry = new ProcessRegistry(store, processId, log);
   await health.start();
   await registry.start();
-  const deps: AppDeps = { config, store, log, health, registry };
+  // The benched routes do no crypto; inline keeps this baseline free of idle worker threads.
+  const deps: AppDeps = { config, store, log, health, registry, crypto: new InlineCrypto() };
   const router = createRouter(deps);
 
   const server = createServer((req, res) => {

@@ -21,6 +21,7 @@ export function nodeRoutes(deps: AppDeps): Route[] {
           StoreKind: deps.store.kind,
           ProcessId: deps.registry.processId,
           StoreLatencyMs: deps.health.lastPingMs,
+          CryptoAcceptingWork: deps.crypto.canAcceptWork(),
           Processes: await deps.registry.list(),
         });
       },

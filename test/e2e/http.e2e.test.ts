@@ -134,6 +134,19 @@ describe('router', () => {
   });
 });
 
+describe('GET /api/v0/node-info', () => {
+  it('reports this process, its store and its crypto pool', async () => {
+    const r = await request(node.url, '/api/v0/node-info');
+    assert.equal(r.status, 200);
+    const info = r.json as Record<string, unknown>;
+    assert.equal(info.Network, 'testnet');
+    assert.equal(info.StoreKind, 'memory');
+    assert.equal(info.CryptoAcceptingWork, true);
+    assert.equal(info.ProcessId, r.headers.get('x-node-process'));
+    assert.equal((info.Processes as unknown[]).length, 1);
+  });
+});
+
 describe('GET /api/v0/health-check', () => {
   it('answers 200 with the reference body when the store is reachable', async () => {
     const r = await request(node.url, '/api/v0/health-check');
