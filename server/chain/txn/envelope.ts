@@ -1,0 +1,123 @@
+/**
+ * The MsgDeSoTxn envelope (reference node-api.md §5.1, §5.4): everything but the per-type
+ * metadata, which stays raw bytes here. Enough to hash, sign, splice a signature and tell what
+ * a transaction pays to whom; the typed metadata codecs build on it.
+ *
+ *   uvarint nInputs  ‖ (txid 32 ‖ uvarint index)*
+ *   uvarint nOutputs ‖ (pk 33 ‖ uvarint amountNanos)*
+ *   uvarint txnType ‖ uvarint len ‖ metadata
+ *   uvarint len ‖ publicKey
+ *   uvarint nKeys ‖ (bytes key ‖ bytes value)*          ExtraData, keys ascending
+ *   uvarint len ‖ signature                              00 when unsigned
+ *   [v1: uvarint version ‖ uvarint fee ‖ uvarint expirationBlockHeight ‖ uvarint partialId]
+ */
+import { sha256d } from '../../../wasm/hash.js';
+import { TxnDecodeError } from './errors.js';
+import { encodeUvarint, Reader } from './varint.js';
+
+export interface TxnInput {
+  txid: Uint8Array;
+  index: bigint;
+}
+
+export interface TxnOutput {
+  publicKey: Uint8Array;
+  amountNanos: bigint;
+}
+
+export interface TxnV1Fields {
+  version: bigint;
+  feeNanos: bigint;
+  nonceExpirationBlockHeight: bigint;
+  noncePartialId: bigint;
+}
+
+export interface TxnEnvelope {
+  inputs: TxnInput[];
+  outputs: TxnOutput[];
+  txnType: number;
+  metadata: Uint8Array;
+  /** Empty for block rewards. */
+  publicKey: Uint8Array;
+  /** In wire order (ascending byte order of keys). */
+  extraData: Array<[Uint8Array, Uint8Array]>;
+  /** Empty when unsigned. */
+  signature: Uint8Array;
+  /** Null for a version-0 transaction (nothing after the signature). */
+  v1: TxnV1Fields | null;
+  /** Where the signature field (its length uvarint included) starts and ends in the bytes. */
+  signatureField: { start: number; end: number };
+}
+
+const PUBLIC_KEY_BYTES = 33;
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  return Buffer.compare(a, b);
+}
+
+export function decodeTxn(bytes: Uint8Array): TxnEnvelope {
+  const r = new Reader(bytes);
+  const nInputs = r.length('inputs count', 33);
+  const inputs: TxnInput[] = [];
+  for (let i = 0; i < nInputs; i++) inputs.push({ txid: r.take(32, `input ${i} txid`), index: r.uvarint(`input ${i} index`) });
+  const nOutputs = r.length('outputs count', 34);
+  const outputs: TxnOutput[] = [];
+  for (let i = 0; i < nOutputs; i++) {
+    outputs.push({ publicKey: r.take(PUBLIC_KEY_BYTES, `output ${i} public key`), amountNanos: r.uvarint(`output ${i} amount`) });
+  }
+  const type = r.uvarint('txn type');
+  if (type === 0n || type > 255n) throw new TxnDecodeError(`txn type: ${type} is not a transaction type`);
+  const metadata = r.varBytes('metadata');
+  const publicKey = r.varBytes('public key');
+  if (publicKey.length !== 0 && publicKey.length !== PUBLIC_KEY_BYTES) {
+    throw new TxnDecodeError(`public key: expected ${PUBLIC_KEY_BYTES} bytes, got ${publicKey.length}`);
+  }
+  const nKeys = r.length('extra data count', 2);
+  const extraData: Array<[Uint8Array, Uint8Array]> = [];
+  for (let i = 0; i < nKeys; i++) {
+    const key = r.varBytes(`extra data key ${i}`);
+    const value = r.varBytes(`extra data value ${i}`);
+    if (extraData.some(([k]) => compareBytes(k, key) === 0)) throw new TxnDecodeError(`extra data: duplicate key ${Buffer.from(key).toString('latin1').slice(0, 64)}`);
+    extraData.push([key, value]);
+  }
+  const sigStart = r.pos;
+  const signature = r.varBytes('signature');
+  const sigEnd = r.pos;
+  let v1: TxnV1Fields | null = null;
+  if (r.remaining > 0) {
+    v1 = {
+      version: r.uvarint('txn version'),
+      feeNanos: r.uvarint('txn fee'),
+      nonceExpirationBlockHeight: r.uvarint('nonce expiration block height'),
+      noncePartialId: r.uvarint('nonce partial id'),
+    };
+    if (r.remaining > 0) throw new TxnDecodeError(`${r.remaining} bytes after the end of the transaction`);
+  }
+  return { inputs, outputs, txnType: Number(type), metadata, publicKey, extraData, signature, v1, signatureField: { start: sigStart, end: sigEnd } };
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  return Buffer.concat(parts);
+}
+
+/** The bytes with the signature field replaced by `signature` (empty ⇒ the unsigned `00`). */
+export function withSignature(bytes: Uint8Array, signature: Uint8Array): Uint8Array {
+  const { signatureField } = decodeTxn(bytes);
+  return concat([
+    bytes.subarray(0, signatureField.start),
+    encodeUvarint(signature.length),
+    signature,
+    bytes.subarray(signatureField.end),
+  ]);
+}
+
+/** The digest a signer signs: sha256d of the transaction with an empty signature (§5.4). */
+export function hashToSign(bytes: Uint8Array): Uint8Array {
+  return sha256d(withSignature(bytes, new Uint8Array(0)));
+}
+
+/** The transaction id: sha256d of the bytes as they are (signature included). */
+export function txnHash(bytes: Uint8Array): Uint8Array {
+  decodeTxn(bytes);
+  return sha256d(bytes);
+}

@@ -1,0 +1,65 @@
+/**
+ * Go's `binary.PutUvarint` / `binary.Uvarint` (unsigned LEB128, at most 10 bytes), as every
+ * DeSo length, count and amount is written. Values are bigint: amounts and nonces use all 64 bits.
+ */
+import { TxnDecodeError } from './errors.js';
+
+const U64_MAX = (1n << 64n) - 1n;
+
+export function encodeUvarint(value: bigint | number): Uint8Array {
+  let v = BigInt(value);
+  if (v < 0n || v > U64_MAX) throw new RangeError(`uvarint expected 0..2^64-1, got ${v}`);
+  const out: number[] = [];
+  while (v >= 0x80n) {
+    out.push(Number(v & 0x7fn) | 0x80);
+    v >>= 7n;
+  }
+  out.push(Number(v));
+  return Uint8Array.from(out);
+}
+
+/** A cursor over bytes that reads DeSo's primitive encodings and names what it was reading on failure. */
+export class Reader {
+  pos = 0;
+  constructor(readonly bytes: Uint8Array) {}
+
+  get remaining(): number {
+    return this.bytes.length - this.pos;
+  }
+
+  uvarint(what: string): bigint {
+    let result = 0n;
+    let shift = 0n;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.bytes.length) throw new TxnDecodeError(`${what}: unexpected end of data in uvarint`);
+      const b = this.bytes[this.pos++]!;
+      // The tenth byte may only carry the top bit of a 64-bit value (Go: "varint overflows a 64-bit integer").
+      if (i === 9 && b > 1) throw new TxnDecodeError(`${what}: uvarint overflows 64 bits`);
+      result |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) return result;
+      shift += 7n;
+    }
+    throw new TxnDecodeError(`${what}: uvarint overflows 64 bits`);
+  }
+
+  /** A uvarint used as a length or count: bounded by the bytes left, so a lie can't allocate. */
+  length(what: string, bytesPerItem = 1): number {
+    const n = this.uvarint(what);
+    if (n * BigInt(bytesPerItem) > BigInt(this.remaining)) {
+      throw new TxnDecodeError(`${what}: ${n} exceeds the ${this.remaining} bytes left`);
+    }
+    return Number(n);
+  }
+
+  take(n: number, what: string): Uint8Array {
+    if (n > this.remaining) throw new TxnDecodeError(`${what}: expected ${n} bytes, ${this.remaining} left`);
+    const out = this.bytes.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** `uvarint(len) ‖ bytes`. */
+  varBytes(what: string): Uint8Array {
+    return this.take(this.length(what), what);
+  }
+}
