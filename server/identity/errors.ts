@@ -1,0 +1,35 @@
+/**
+ * Coded errors of the identity service (server/identity/). server/http/errors.ts maps each code
+ * to an HTTP status in one place.
+ *
+ * Messages never contain a seed, a sealed handle, a key, or any other input bytes: these values
+ * are secrets or stand in for them, and error messages end up in logs.
+ * @module
+ */
+
+export type IdentityErrorCode =
+  /**
+   * An `encryptedSeedHex` (or sealed messaging randomness) that does not open: malformed,
+   * tampered, sealed for another public key or purpose, or sealed under another node secret.
+   * One code and one message for all of these, so a caller learns nothing about which part
+   * failed.
+   */
+  | 'IDENTITY_BAD_SEED_HANDLE'
+  /** A seed that is not 32 bytes / 64 hex characters encoding a private key 1 <= d < n. */
+  | 'IDENTITY_BAD_SEED'
+  /** An access level that is not an integer 0..4. */
+  | 'IDENTITY_BAD_ACCESS_LEVEL';
+
+export class IdentityError extends Error {
+  override readonly name = 'IdentityError';
+  constructor(
+    readonly code: IdentityErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function isIdentityError(e: unknown): e is IdentityError {
+  return e instanceof IdentityError;
+}
