@@ -5,8 +5,7 @@
  * the same operation.
  * @module
  */
-import { checkBytes } from './hash.js';
-import { core, type CoreExports } from './core.js';
+import { checkBytes, core, type CoreExports } from './core.js';
 
 /** AES-128 key bytes. */
 export const AES128_KEY_BYTES = 16;

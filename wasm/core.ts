@@ -5,6 +5,20 @@
  */
 import { readFileSync } from 'node:fs';
 
+/**
+ * Throws unless `value` is a Uint8Array and, when lengths are given, of one of them. Every
+ * wrapper checks its arguments with this before copying them into the core.
+ */
+export function checkBytes(name: string, value: unknown, ...lengths: number[]): asserts value is Uint8Array {
+  if (!(value instanceof Uint8Array)) {
+    const got = value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
+    throw new TypeError(`"${name}" expected Uint8Array, got type=${got}`);
+  }
+  if (lengths.length > 0 && !lengths.includes(value.length)) {
+    throw new RangeError(`"${name}" expected ${lengths.join(' or ')} bytes, got ${value.length}`);
+  }
+}
+
 /** What wasm/assembly/index.ts exports; areas add their functions here as they land. */
 export interface CoreExports {
   memory: WebAssembly.Memory;

@@ -4,7 +4,7 @@
  * and results out of OUT; nothing else crosses the boundary.
  */
 import { randomBytes } from 'node:crypto';
-import { core } from './core.js';
+import { checkBytes, core } from './core.js';
 import { getPublicKey } from './secp256k1.js';
 
 /** Bytes a ciphertext adds to its plaintext: ephemeral key 65 + IV 16 + tag 32. */
@@ -30,13 +30,6 @@ function exportsOf(): { e: EciesExports; input: Uint8Array; output: Uint8Array; 
   return { e: c.exports as unknown as EciesExports, input: c.input, output: c.output, capacity: c.ioBytes };
 }
 
-function checkLength(name: string, bytes: Uint8Array, ...allowed: number[]): void {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError(`"${name}" expected Uint8Array, got ${typeof bytes}`);
-  if (!allowed.includes(bytes.length)) {
-    throw new RangeError(`"${name}" expected ${allowed.join(' or ')} bytes, got ${bytes.length}`);
-  }
-}
-
 /**
  * Ciphertexts stored by the SDK's local construction arrive as the UTF-8 bytes of their hex
  * (§3.5); like the SDK, a first byte other than 2, 3 or 4 means "decode the hex once more".
@@ -54,7 +47,7 @@ export function unwrapDoubleHex(ct: Uint8Array): Uint8Array {
  * (short, bad key, wrong MAC) gives an error result and never affects the others.
  */
 export function decryptBatch(privateKey: Uint8Array, ciphertexts: readonly Uint8Array[]): DecryptResult[] {
-  checkLength('privateKey', privateKey, 32);
+  checkBytes('privateKey', privateKey, 32);
   const { e, input, output, capacity } = exportsOf();
   const view = new DataView(input.buffer, input.byteOffset, capacity);
   const status = new DataView(output.buffer, output.byteOffset, capacity);
@@ -114,17 +107,17 @@ export interface EncryptOptions {
 
 /** Encrypts to a 33- or 65-byte public key (V1, and the building block of V2). */
 export function encrypt(publicKey: Uint8Array, plaintext: Uint8Array, opts: EncryptOptions = {}): Uint8Array {
-  checkLength('publicKey', publicKey, 33, 65);
+  checkBytes('publicKey', publicKey, 33, 65);
   const { e, input, output, capacity } = exportsOf();
   if (plaintext.length > capacity - ECIES_OVERHEAD) {
     throw new RangeError(`"plaintext" expected at most ${capacity - ECIES_OVERHEAD} bytes, got ${plaintext.length}`);
   }
   const iv = opts.iv ?? randomBytes(16);
-  checkLength('iv', iv, 16);
+  checkBytes('iv', iv, 16);
   for (let attempt = 0; attempt < 4; attempt++) {
     // A random 32-byte string is a valid key except with probability ~2^-128.
     const eph = opts.ephemeralPrivateKey ?? randomBytes(32);
-    checkLength('ephemeralPrivateKey', eph, 32);
+    checkBytes('ephemeralPrivateKey', eph, 32);
     input.set(publicKey, 0);
     input.set(eph, 65);
     input.set(iv, 97);
@@ -146,8 +139,8 @@ export interface SharedKeys {
 
 /** V2 shared private key between privateKey and publicKey, in both peers' forms (§3.3, §3.6). */
 export function sharedPrivateKey(privateKey: Uint8Array, publicKey: Uint8Array): SharedKeys {
-  checkLength('privateKey', privateKey, 32);
-  checkLength('publicKey', publicKey, 33, 65);
+  checkBytes('privateKey', privateKey, 32);
+  checkBytes('publicKey', publicKey, 33, 65);
   const { e, input, output } = exportsOf();
   input.set(privateKey, 0);
   input.set(publicKey, 32);

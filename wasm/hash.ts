@@ -7,7 +7,7 @@
  * caller's buffer and allocates nothing; `foo(…)` returns a fresh array.
  * @module
  */
-import { core, type CoreExports } from './core.js';
+import { checkBytes, core, type CoreExports } from './core.js';
 
 /** Digest bytes of SHA-256, SHA-256d, HMAC-SHA-256 and DeSoHashV1. */
 export const DIGEST_BYTES = 32;
@@ -59,17 +59,6 @@ function hashCore(): HashCore {
     cached = { exports: c.exports as HashExports, input: c.input, output: c.output, ioBytes: c.ioBytes };
   }
   return cached;
-}
-
-/** Throws unless `value` is a Uint8Array, of exactly `length` bytes when given. */
-export function checkBytes(name: string, value: unknown, length?: number): asserts value is Uint8Array {
-  if (!(value instanceof Uint8Array)) {
-    const got = value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
-    throw new TypeError(`"${name}" expected Uint8Array, got type=${got}`);
-  }
-  if (length !== undefined && value.length !== length) {
-    throw new RangeError(`"${name}" expected ${length} bytes, got ${value.length}`);
-  }
 }
 
 /** Checks an output buffer of exactly `length` bytes. */

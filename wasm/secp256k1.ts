@@ -16,7 +16,7 @@
  * 0x31 + recoveryId for derived-key signatures.
  * @module
  */
-import { core, type Core } from './core.js';
+import { checkBytes, core, type Core } from './core.js';
 
 interface SecpExports {
   secp256k1Init(): void;
@@ -45,16 +45,6 @@ function wasm(): { c: Core; x: SecpExports } {
   return cached;
 }
 
-function bytes(title: string, value: unknown, ...lengths: number[]): Uint8Array {
-  if (!(value instanceof Uint8Array)) {
-    throw new TypeError(`"${title}" expected Uint8Array, got type=${value === null ? 'null' : typeof value}`);
-  }
-  if (lengths.length > 0 && !lengths.includes(value.length)) {
-    throw new RangeError(`"${title}" expected ${lengths.join(' or ')} bytes, got ${value.length}`);
-  }
-  return value;
-}
-
 function invalidSecret(): RangeError {
   return new RangeError('"secretKey" expected a valid secp256k1 private key (1 <= d < n)');
 }
@@ -70,7 +60,7 @@ export function init(): void {
 
 /** True for 32 bytes encoding an integer in [1, n). Constant time in the key. */
 export function isValidPrivateKey(secretKey: Uint8Array): boolean {
-  bytes('secretKey', secretKey);
+  checkBytes('secretKey', secretKey);
   if (secretKey.length !== 32) return false;
   const { c, x } = wasm();
   c.input.set(secretKey, 0);
@@ -79,7 +69,7 @@ export function isValidPrivateKey(secretKey: Uint8Array): boolean {
 
 /** The public key of a private key: 33 bytes compressed (default) or 65 uncompressed. */
 export function getPublicKey(secretKey: Uint8Array, compressed = true): Uint8Array {
-  bytes('secretKey', secretKey, 32);
+  checkBytes('secretKey', secretKey, 32);
   const { c, x } = wasm();
   c.input.set(secretKey, 0);
   const len = x.secp256k1PublicKey(compressed ? 1 : 0);
@@ -95,14 +85,14 @@ function convert(publicKey: Uint8Array, compressed: boolean): number {
 
 /** True for a 33- or 65-byte encoding of a point on the curve (02/03/04 prefixes only). */
 export function isValidPublicKey(publicKey: Uint8Array): boolean {
-  bytes('publicKey', publicKey);
+  checkBytes('publicKey', publicKey);
   if (publicKey.length !== 33 && publicKey.length !== 65) return false;
   return convert(publicKey, true) !== 0;
 }
 
 /** The 33-byte form of a valid public key (33 or 65 bytes). */
 export function compress(publicKey: Uint8Array): Uint8Array {
-  bytes('publicKey', publicKey, 33, 65);
+  checkBytes('publicKey', publicKey, 33, 65);
   const len = convert(publicKey, true);
   if (len === 0) throw invalidPoint('publicKey');
   return wasm().c.output.slice(0, len);
@@ -110,7 +100,7 @@ export function compress(publicKey: Uint8Array): Uint8Array {
 
 /** The 65-byte form of a valid public key (33 or 65 bytes). */
 export function decompress(publicKey: Uint8Array): Uint8Array {
-  bytes('publicKey', publicKey, 33, 65);
+  checkBytes('publicKey', publicKey, 33, 65);
   const len = convert(publicKey, false);
   if (len === 0) throw invalidPoint('publicKey');
   return wasm().c.output.slice(0, len);
@@ -143,7 +133,7 @@ function readDerInteger(der: Uint8Array, off: number, out: Uint8Array, outOff: n
  * The ranges of r and s (1..n−1) are checked by verify.
  */
 export function parseDer(der: Uint8Array): Uint8Array | null {
-  bytes('signature', der);
+  checkBytes('signature', der);
   // 8 = two one-byte integers; 72 = two 33-byte integers. Both lengths fit the short form.
   if (der.length < 8 || der.length > 72 || der[0] !== 0x30 || der[1] !== der.length - 2) return null;
   const out = new Uint8Array(64);
@@ -164,7 +154,7 @@ function derInteger(v: Uint8Array): number[] {
 
 /** 64-byte r ‖ s → minimal DER. */
 export function toDer(compact: Uint8Array): Uint8Array {
-  bytes('signature', compact, 64);
+  checkBytes('signature', compact, 64);
   const r = derInteger(compact.subarray(0, 32));
   const s = derInteger(compact.subarray(32, 64));
   return Uint8Array.from([0x30, r.length + s.length, ...r, ...s]);
@@ -175,7 +165,7 @@ export function toDer(compact: Uint8Array): Uint8Array {
  * (header 0x31 + recoveryId). Null if malformed or the header is outside 0x30..0x34.
  */
 export function parseDesoDer(sig: Uint8Array): { compact: Uint8Array; recovery: number | null } | null {
-  bytes('signature', sig);
+  checkBytes('signature', sig);
   if (sig.length < 1) return null;
   const header = sig[0]!;
   if (header < 0x30 || header > 0x34) return null;
@@ -217,10 +207,10 @@ export interface Signature {
 
 /** RFC 6979 deterministic ECDSA over a 32-byte hash, low-S. Constant time in key and nonce. */
 export function sign(hash: Uint8Array, secretKey: Uint8Array, opts: SignOpts = {}): Signature {
-  bytes('hash', hash, 32);
-  bytes('secretKey', secretKey, 32);
+  checkBytes('hash', hash, 32);
+  checkBytes('secretKey', secretKey, 32);
   const extra = opts.extraEntropy;
-  if (extra !== undefined) bytes('extraEntropy', extra);
+  if (extra !== undefined) checkBytes('extraEntropy', extra);
   const { c, x } = wasm();
   const extraLen = extra?.length ?? 0;
   if (64 + extraLen > c.ioBytes) throw new RangeError(`"extraEntropy" expected at most ${c.ioBytes - 64} bytes, got ${extraLen}`);
@@ -253,9 +243,9 @@ function compactOf(signature: Uint8Array): Uint8Array | null {
  * insist on DER (transactions) use parseDer/parseDesoDer first.
  */
 export function verify(signature: Uint8Array, hash: Uint8Array, publicKey: Uint8Array, opts: VerifyOpts = {}): boolean {
-  bytes('signature', signature);
-  bytes('hash', hash, 32);
-  bytes('publicKey', publicKey);
+  checkBytes('signature', signature);
+  checkBytes('hash', hash, 32);
+  checkBytes('publicKey', publicKey);
   const compact = compactOf(signature);
   if (compact === null || (publicKey.length !== 33 && publicKey.length !== 65)) return false;
   const { c, x } = wasm();
@@ -320,7 +310,7 @@ export function verifyBatch(items: readonly VerifyItem[]): boolean[] {
  * record: 1 verified, 0 not.
  */
 export function verifyBatchPacked(packed: Uint8Array, count: number): Uint8Array {
-  bytes('packed', packed);
+  checkBytes('packed', packed);
   if (!Number.isInteger(count) || count < 0 || count * VERIFY_RECORD_BYTES > packed.length) {
     throw new RangeError(`"count" expected an integer in [0, ${Math.floor(packed.length / VERIFY_RECORD_BYTES)}], got ${count}`);
   }
@@ -341,8 +331,8 @@ export function verifyBatchPacked(packed: Uint8Array, count: number): Uint8Array
  * hash with the given recovery id, or null if none does.
  */
 export function recoverPublicKey(hash: Uint8Array, compact: Uint8Array, recovery: number, compressed = true): Uint8Array | null {
-  bytes('hash', hash, 32);
-  bytes('signature', compact, 64);
+  checkBytes('hash', hash, 32);
+  checkBytes('signature', compact, 64);
   if (!Number.isInteger(recovery) || recovery < 0 || recovery > 3) {
     throw new RangeError(`"recovery" expected an integer 0..3, got ${recovery}`);
   }
@@ -363,8 +353,8 @@ export function recoverPublicKey(hash: Uint8Array, compact: Uint8Array, recovery
  * concern). Throws for an invalid public key or private key. Constant time in the key.
  */
 export function ecdh(secretKey: Uint8Array, publicKey: Uint8Array): Uint8Array {
-  bytes('secretKey', secretKey, 32);
-  bytes('publicKey', publicKey, 33, 65);
+  checkBytes('secretKey', secretKey, 32);
+  checkBytes('publicKey', publicKey, 33, 65);
   const { c, x } = wasm();
   c.input.set(secretKey, 0);
   c.input.set(publicKey, 32);
