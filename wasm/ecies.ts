@@ -135,6 +135,8 @@ export interface SharedKeys {
   sdk: Uint8Array;
   /** The identity frame's: KDF of x at minimal length (differs when x has leading zero bytes). */
   frame: Uint8Array;
+  /** Whether the two differ, as the core reports it (x(a·B) starts with a zero byte). */
+  differ: boolean;
 }
 
 /** V2 shared private key between privateKey and publicKey, in both peers' forms (§3.3, §3.6). */
@@ -146,7 +148,7 @@ export function sharedPrivateKey(privateKey: Uint8Array, publicKey: Uint8Array):
   input.set(publicKey, 32);
   const r = e.eciesSharedPrivateKey(publicKey.length);
   if (r < 0) throw new Error('sharedPrivateKey: invalid private or public key');
-  return { sdk: output.slice(0, 32), frame: output.slice(32, 64) };
+  return { sdk: output.slice(0, 32), frame: output.slice(32, 64), differ: r === 1 };
 }
 
 /**
@@ -156,7 +158,7 @@ export function sharedPrivateKey(privateKey: Uint8Array, publicKey: Uint8Array):
 export function decryptSharedBatch(privateKey: Uint8Array, otherPublicKey: Uint8Array, ciphertexts: readonly Uint8Array[]): DecryptResult[] {
   const keys = sharedPrivateKey(privateKey, otherPublicKey);
   const results = decryptBatch(keys.sdk, ciphertexts);
-  if (!Buffer.from(keys.sdk).equals(Buffer.from(keys.frame))) {
+  if (keys.differ) {
     const failed = results.flatMap((r, i) => (r.ok ? [] : [i]));
     if (failed.length > 0) {
       const retried = decryptBatch(keys.frame, failed.map((i) => ciphertexts[i]!));

@@ -120,6 +120,8 @@ describe('§3.6 leading-zero ECDH coordinate', () => {
     const keys = sharedPrivateKey(senderPriv, recipientPub);
     assert.equal(hex(keys.sdk), v.sdkSharedPrivateKeyHex);
     assert.equal(hex(keys.frame), v.identityFrameSharedPrivateKeyHex);
+    assert.equal(keys.differ, true, 'the core reports the two forms differ');
+    assert.equal(sharedPrivateKey(hexToBytes(V.v2SharedSecret[0]!.senderSeedHex), pub(V.v2SharedSecret[0]!.recipientPublicKeyBase58Check)).differ, false);
   });
 
   it("decrypts the SDK's ciphertext and one made the frame's way", () => {
