@@ -7,6 +7,8 @@ import type { ProcessRegistry } from './cluster/registry.js';
 import type { Config } from './config.js';
 import type { CryptoService } from './crypto/service.js';
 import type { HealthMonitor } from './health.js';
+import type { IdentityService } from './identity/service.js';
+import type { JwtVerifier } from './identity/jwt.js';
 import { Router } from './http/router.js';
 import { allRoutes } from './routes/index.js';
 import type { Store } from './store/types.js';
@@ -19,6 +21,10 @@ export interface AppDeps {
   registry: ProcessRegistry;
   /** Heavy crypto, off the event loop (worker threads). */
   crypto: CryptoService;
+  /** The identity frame API (POST and WebSocket at /api/v0/identity). */
+  identity: IdentityService;
+  /** The one verifier of JWT-protected routes (spec §5). */
+  jwt: JwtVerifier;
 }
 
 export function createRouter(deps: AppDeps): Router {

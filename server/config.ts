@@ -39,6 +39,9 @@ export interface Config {
   cryptoThreads: number;
   shutdownTimeoutMs: number;
   healthProbeIntervalMs: number;
+  identitySecret: string | undefined;
+  identitySecretFile: string | undefined;
+  identitySessionTtlSeconds: number;
 }
 
 type Kind =
@@ -127,6 +130,15 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'healthProbeIntervalMs', flag: 'health-probe-interval-ms', env: 'HEALTH_PROBE_INTERVAL_MS',
     kind: { type: 'int', min: 50, max: 60_000 }, default: 1_000,
     doc: 'How often the store is pinged for health-check (health-check itself never waits on the store).' },
+  { key: 'identitySecret', flag: 'identity-secret', env: 'IDENTITY_SECRET', kind: { type: 'string', optional: true },
+    default: undefined, secret: true,
+    doc: 'Node secret (64 hex characters) that seals identity `encryptedSeedHex` handles; every process and machine of one node must share it. Prefer --identity-secret-file.' },
+  { key: 'identitySecretFile', flag: 'identity-secret-file', env: 'IDENTITY_SECRET_FILE',
+    kind: { type: 'string', optional: true }, default: undefined,
+    doc: 'File holding the identity node secret (64 hex characters). Without this or --identity-secret, the secret is created once in the Redis store (shared by its processes) or, on the memory store, at each start.' },
+  { key: 'identitySessionTtlSeconds', flag: 'identity-session-ttl-seconds', env: 'IDENTITY_SESSION_TTL_SECONDS',
+    kind: { type: 'int', min: 60, max: 10 * 365 * 86_400 }, default: 30 * 86_400,
+    doc: 'Lifetime of an identity login session; renewed by approve.' },
 ];
 
 export class ConfigError extends Error {
@@ -226,6 +238,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       `--processes (PROCESSES) is ${config.processes}, but the in-memory store cannot be shared between processes; ` +
         'add --redis redis://host:port (REDIS_URL) or use --processes 1',
     );
+  }
+  if (config.identitySecret !== undefined && config.identitySecretFile !== undefined) {
+    throw new ConfigError('--identity-secret (IDENTITY_SECRET) and --identity-secret-file (IDENTITY_SECRET_FILE) are both set; use one');
+  }
+  if (config.identitySecret !== undefined && !/^[0-9a-fA-F]{64}$/.test(config.identitySecret)) {
+    throw new ConfigError('--identity-secret (IDENTITY_SECRET) must be 64 hex characters (32 bytes), e.g. from `openssl rand -hex 32`');
   }
   for (const key of ['adminPublicKeys', 'superAdminPublicKeys'] as const) {
     config[key] = config[key].map((k) => normalizeKey(OPTIONS.find((o) => o.key === key)!, k, config.network));

@@ -11,7 +11,10 @@ import { CryptoPool } from './crypto/pool.js';
 import { HealthMonitor } from './health.js';
 import { toErrorReply } from './http/errors.js';
 import { stringifyJson } from './http/router.js';
-import { listen, loadUws, serve } from './http/uws.js';
+import { listen, loadUws, serve, serveWebSocket } from './http/uws.js';
+import { createIdentity } from './identity/index.js';
+import { resolveIdentitySecret } from './identity/secret.js';
+import { answerFrame, refusedFrame } from './identity/transport.js';
 import { openStore } from './store/index.js';
 
 export interface RunningNode {
@@ -52,32 +55,47 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   });
   const health = new HealthMonitor(store, config.healthProbeIntervalMs, log);
   const registry = new ProcessRegistry(store, processId, log);
+  let nodeSecret: Uint8Array;
   try {
     await health.start();
     await registry.start();
+    nodeSecret = (await resolveIdentitySecret(config, store, log)).secret;
   } catch (err) {
     health.stop();
+    await registry.stop();
     await store.close();
-    throw err;
+    throw err instanceof Error && err.name === 'IdentitySecretError' ? new StartupError(err.message) : err;
   }
   const crypto = new CryptoPool({ threads: cryptoThreads(config) }, { metrics: null, log });
-  const deps: AppDeps = { config, store, log, health, registry, crypto };
+  const { identity, jwt } = createIdentity({ config, store, crypto, log, nodeSecret });
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt };
   const router = createRouter(deps);
 
   let closing: Promise<void> | undefined;
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const app = uws.App();
+  const onStart = (): void => {
+    inFlight++;
+  };
+  const onSettled = (): void => {
+    inFlight--;
+    if (inFlight === 0) drained?.();
+  };
+  // The identity API's WebSocket, at the same paths as its POST route.
+  const sockets = serveWebSocket(app, ['/api/v0/identity', '/identity'], {
+    maxPayloadBytes: config.maxBodyBytes,
+    maxInFlightPerSocket: 4096,
+    onMessage: async (text) => JSON.stringify((await answerFrame(identity, text, log)).response),
+    refusedReply: refusedFrame,
+    onStart,
+    onSettled,
+  });
   serve(app, (req) => router.dispatch(req), {
     maxBodyBytes: config.maxBodyBytes,
     closeConnections: () => closing !== undefined,
-    onStart: () => {
-      inFlight++;
-    },
-    onSettled: () => {
-      inFlight--;
-      if (inFlight === 0) drained?.();
-    },
+    onStart,
+    onSettled,
     onInternalError: (err) => {
       const e = toErrorReply(err, log);
       return { status: e.status, headers: [['Content-Type', 'application/json']], body: stringifyJson({ error: e.message }) };
@@ -107,6 +125,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
           new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref()),
         ]);
       }
+      sockets.closeAll();
       // uWS sends the last corked responses from its own loop iteration; let it run once more
       // before the process may exit.
       await new Promise((resolve) => setImmediate(resolve));

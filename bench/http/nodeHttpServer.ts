@@ -10,7 +10,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import { createRouter, type AppDeps } from '../../server/app.js';
+import { createIdentity } from '../../server/identity/index.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { newProcessId, ProcessRegistry } from '../../server/cluster/registry.js';
 import { loadConfig } from '../../server/config.js';
@@ -116,7 +118,9 @@ export async function startNodeHttpBaseline(port: number): Promise<NodeHttpBasel
   await health.start();
   await registry.start();
   // The benched routes do no crypto; inline keeps this baseline free of idle worker threads.
-  const deps: AppDeps = { config, store, log, health, registry, crypto: new InlineCrypto() };
+  const crypto = new InlineCrypto();
+  const { identity, jwt } = createIdentity({ config, store, crypto, log, nodeSecret: new Uint8Array(randomBytes(32)) });
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt };
   const router = createRouter(deps);
 
   const server = createServer((req, res) => {

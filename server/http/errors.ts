@@ -2,6 +2,10 @@ import type { Logger } from 'pino';
 import { isPoolError } from '../crypto/errors.js';
 import { isKeyError } from '../keys/index.js';
 import { isStoreError } from '../store/types.js';
+import { TxnDecodeError } from '../chain/txn/errors.js';
+import { IdentityError, IdentityRequestError } from '../identity/errors.js';
+import { MessageRequestError } from '../identity/messages.js';
+import { SignTxnError } from '../identity/signTxn.js';
 
 /** HTTP statuses the API answers with on error. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 413 | 415 | 429 | 500 | 503;
@@ -44,6 +48,16 @@ const POOL_UNAVAILABLE = {
 export function toErrorReply(err: unknown, log: Logger): ErrorReply {
   if (isApiError(err)) return { status: err.status, message: err.message, headers: err.headers };
   if (isKeyError(err)) return { status: 400, message: err.message, headers: {} };
+  if (
+    err instanceof IdentityError ||
+    err instanceof IdentityRequestError ||
+    err instanceof MessageRequestError ||
+    err instanceof TxnDecodeError ||
+    (err instanceof SignTxnError && err.code === 'ALREADY_SIGNED')
+  ) {
+    // Their messages are written for clients and never carry key material (see each module).
+    return { status: 400, message: err.message, headers: {} };
+  }
   if (isStoreError(err)) {
     if (err.code === 'STORE_UNAVAILABLE' || err.code === 'STORE_CLOSED') {
       log.warn({ code: err.code, msg: err.message }, 'store unavailable');

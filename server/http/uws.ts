@@ -235,3 +235,101 @@ export function listen(uws: UwsModule, app: Uws.TemplatedApp, host: string, port
     });
   });
 }
+
+/** One WebSocket endpoint of JSON text messages, each answered independently. */
+export interface WebSocketEndpoint {
+  /** Largest accepted message; a larger one closes the socket (uWS's limit, code 1009). */
+  maxPayloadBytes: number;
+  /** Messages of one socket being handled at once; more are answered with `busyReply` at once. */
+  maxInFlightPerSocket: number;
+  /** Handles one text message; the reply is sent on the socket if it is still open. */
+  onMessage(text: string): Promise<string>;
+  /** Reply to a message refused because the socket has too many in flight, or is binary. */
+  refusedReply(text: string | null, reason: string): string;
+  /** Called when a message starts and when it is answered (or its socket closed first). */
+  onStart?: () => void;
+  onSettled?: () => void;
+}
+
+export interface WebSocketServer {
+  /** Open sockets right now. */
+  readonly openSockets: number;
+  /** Closes every open socket (1001 going away), e.g. at shutdown after in-flight work drained. */
+  closeAll(): void;
+}
+
+interface SocketState {
+  open: boolean;
+  inFlight: number;
+}
+
+/**
+ * Serves `endpoint` on each pattern. The rules of uWS apply here too: the message ArrayBuffer
+ * is only valid during the callback (copied at once), and a socket is never touched after its
+ * close callback (tracked in its user data).
+ */
+export function serveWebSocket(app: Uws.TemplatedApp, patterns: readonly string[], endpoint: WebSocketEndpoint): WebSocketServer {
+  const sockets = new Set<Uws.WebSocket<SocketState>>();
+  const behavior: Uws.WebSocketBehavior<SocketState> = {
+    maxPayloadLength: endpoint.maxPayloadBytes,
+    // Replies are buffered up to this much for a slow reader before further sends are dropped;
+    // the client then sees missing answers rather than the node growing without bound.
+    maxBackpressure: 16 * 1024 * 1024,
+    idleTimeout: 120,
+    sendPingsAutomatically: true,
+    upgrade: (res, req, context) => {
+      res.upgrade<SocketState>(
+        { open: true, inFlight: 0 },
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
+    },
+    open: (ws) => {
+      sockets.add(ws);
+    },
+    message: (ws, message, isBinary) => {
+      const state = ws.getUserData();
+      if (isBinary) {
+        ws.send(endpoint.refusedReply(null, 'binary frames are not accepted; send JSON text'), false);
+        return;
+      }
+      // Copy now: uWS reuses the buffer after this callback returns.
+      const text = Buffer.from(message).toString('utf8');
+      if (state.inFlight >= endpoint.maxInFlightPerSocket) {
+        ws.send(endpoint.refusedReply(text, `more than ${endpoint.maxInFlightPerSocket} requests in flight on this socket; wait for answers`), false);
+        return;
+      }
+      state.inFlight++;
+      endpoint.onStart?.();
+      endpoint.onMessage(text).then(
+        (reply) => {
+          state.inFlight--;
+          if (state.open) ws.cork(() => ws.send(reply, false));
+          endpoint.onSettled?.();
+        },
+        () => {
+          // onMessage answers its own errors; a rejection here is a bug already logged there.
+          state.inFlight--;
+          endpoint.onSettled?.();
+        },
+      );
+    },
+    close: (ws) => {
+      ws.getUserData().open = false;
+      sockets.delete(ws);
+    },
+  };
+  for (const p of patterns) app.ws<SocketState>(p, behavior);
+  return {
+    get openSockets() {
+      return sockets.size;
+    },
+    closeAll() {
+      for (const ws of [...sockets]) {
+        if (ws.getUserData().open) ws.end(1001, 'server shutting down');
+      }
+    },
+  };
+}

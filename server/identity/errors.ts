@@ -18,7 +18,14 @@ export type IdentityErrorCode =
   /** A seed that is not 32 bytes / 64 hex characters encoding a private key 1 <= d < n. */
   | 'IDENTITY_BAD_SEED'
   /** An access level that is not an integer 0..4. */
-  | 'IDENTITY_BAD_ACCESS_LEVEL';
+  | 'IDENTITY_BAD_ACCESS_LEVEL'
+  /**
+   * A BIP39 mnemonic import/creation request that cannot be served: a mnemonic that is not a
+   * valid English BIP39 phrase (word count, unknown word, checksum), a passphrase
+   * ("extraText") or account number of the wrong type or range, an unsupported strength, or the
+   * astronomically rare BIP32 node that has no valid key. Messages never quote the mnemonic.
+   */
+  | 'IDENTITY_BAD_MNEMONIC';
 
 export class IdentityError extends Error {
   override readonly name = 'IdentityError';
@@ -32,4 +39,9 @@ export class IdentityError extends Error {
 
 export function isIdentityError(e: unknown): e is IdentityError {
   return e instanceof IdentityError;
+}
+
+/** A request the identity service refuses for what it asks (answered `{error}`, HTTP 400 on POST). */
+export class IdentityRequestError extends Error {
+  override readonly name = 'IdentityRequestError';
 }

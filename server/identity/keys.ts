@@ -95,17 +95,29 @@ export function seedHexToKeys(seedHex: string, network: Network): SeedKeys {
  */
 export function messagingKeyForSeed(seed: Uint8Array, keyName: string = DEFAULT_MESSAGING_KEY_NAME): MessagingKey {
   checkSeed(seed);
+  const privateKey = messagingPrivateKey(seed, keyName);
+  return { keyName, privateKey, publicKey33: getPublicKey(privateKey, true) };
+}
+
+/**
+ * The private half of `messagingKeyForSeed` alone: two hashes, no curve arithmetic, so it is
+ * cheap enough for the request path. `secret` is any 32-byte secret (a seed, or a derived-key
+ * session's messaging randomness).
+ * @throws {IdentityError} IDENTITY_BAD_SEED as messagingKeyForSeed
+ */
+export function messagingPrivateKey(secret: Uint8Array, keyName: string = DEFAULT_MESSAGING_KEY_NAME): Uint8Array {
+  if (!(secret instanceof Uint8Array) || secret.length !== SEED_BYTES) throw badSeed(`expected ${SEED_BYTES} bytes`);
   if (typeof keyName !== 'string') {
     throw new TypeError(`"keyName" expected string, got type=${typeof keyName}`);
   }
   const input = new Uint8Array(64);
-  input.set(sha256d(seed), 0);
+  input.set(sha256d(secret), 0);
   input.set(sha256d(new TextEncoder().encode(keyName)), 32);
   const privateKey = sha256d(input);
-  // sha256d(seed) is as secret as the seed (it determines every messaging key).
+  // sha256d(secret) is as secret as the secret (it determines every messaging key).
   input.fill(0);
   if (!isValidPrivateKey(privateKey)) {
     throw badSeed(`gives no valid messaging key for this key name`);
   }
-  return { keyName, privateKey, publicKey33: getPublicKey(privateKey, true) };
+  return privateKey;
 }

@@ -1,9 +1,10 @@
 /** Every API area's route table; the router mounts them all under /api/v0 and bare. */
 import type { AppDeps } from '../app.js';
 import type { Route } from '../http/route.js';
+import { identityRoutes } from './identity.js';
 import { metaRoutes } from './meta.js';
 import { nodeRoutes } from './node.js';
 
 export function allRoutes(deps: AppDeps): Route[][] {
-  return [nodeRoutes(deps), metaRoutes(deps)];
+  return [nodeRoutes(deps), metaRoutes(deps), identityRoutes(deps)];
 }

@@ -85,7 +85,7 @@ describe('README configuration table', () => {
   it('documents every option with its flag, env var and default', () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     for (const o of OPTIONS) {
-      const row = readme.split('\n').find((l) => l.includes(`\`--${o.flag}\``));
+      const row = readme.split('\n').find((l) => l.startsWith(`| \`--${o.flag}\` |`));
       assert.ok(row, `README documents --${o.flag}`);
       assert.ok(row.includes(`\`${o.env}\``), `README row for --${o.flag} names ${o.env}`);
     }

@@ -1,0 +1,36 @@
+/**
+ * Builds the identity service and the node's one JWT verifier for a server process.
+ * @module
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { CryptoService } from '../crypto/service.js';
+import type { Store } from '../store/types.js';
+import { JwtVerifier, NO_DERIVED_KEYS, type DerivedKeyAuthorizer } from './jwt.js';
+import { IdentityService } from './service.js';
+import { SessionStore } from './sessions.js';
+
+export interface IdentityParts {
+  identity: IdentityService;
+  /** The verifier every JWT-protected route uses (spec §5). */
+  jwt: JwtVerifier;
+}
+
+export function createIdentity(opts: {
+  config: Pick<Config, 'network' | 'identitySessionTtlSeconds'>;
+  store: Store;
+  crypto: CryptoService;
+  log: Logger;
+  nodeSecret: Uint8Array;
+  /** Until derived-key authorizations exist on chain, every derived-key token is refused. */
+  derivedKeyAuthorizer?: DerivedKeyAuthorizer;
+}): IdentityParts {
+  const sessions = new SessionStore(opts.store, opts.nodeSecret, opts.config.identitySessionTtlSeconds * 1000);
+  return {
+    identity: new IdentityService({ crypto: opts.crypto, sessions, network: opts.config.network, log: opts.log }),
+    jwt: new JwtVerifier(opts.crypto, {
+      network: opts.config.network,
+      derivedKeyAuthorizer: opts.derivedKeyAuthorizer ?? NO_DERIVED_KEYS,
+    }),
+  };
+}

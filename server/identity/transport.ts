@@ -1,0 +1,39 @@
+/**
+ * One identity envelope in, one envelope out: shared by the WebSocket and the POST transport
+ * (server/routes/identity.ts, server/node.ts). Never throws: every failure becomes an error
+ * payload carrying the request's `id` when one was readable, with the HTTP status POST uses.
+ * @module
+ */
+import type { Logger } from 'pino';
+import { toErrorReply } from '../http/errors.js';
+import { errorResponse, parseFrame, type IdentityResponse } from './frames.js';
+import type { IdentityService } from './service.js';
+
+export interface FrameAnswer {
+  /** 200 for an answer (including `approvalRequired`), 4xx/5xx for a refusal or failure. */
+  status: number;
+  response: IdentityResponse;
+}
+
+export async function answerFrame(service: IdentityService, input: unknown, log: Logger): Promise<FrameAnswer> {
+  const parsed = parseFrame(input);
+  if (!parsed.ok) return { status: 400, response: parsed.response };
+  const { id, method } = parsed.request;
+  try {
+    return { status: 200, response: await service.handle(parsed.request) };
+  } catch (err) {
+    // toErrorReply logs what is not the client's fault; messages it returns are safe to send.
+    const e = toErrorReply(err, log.child({ identityMethod: method }));
+    return { status: e.status, response: errorResponse(id, e.message) };
+  }
+}
+
+/** The text a refused socket message gets (too many in flight, binary frame). */
+export function refusedFrame(text: string | null, reason: string): string {
+  let id: string | null = null;
+  if (text !== null) {
+    const parsed = parseFrame(text);
+    id = parsed.ok ? parsed.request.id : parsed.response.id;
+  }
+  return JSON.stringify(errorResponse(id, reason));
+}
