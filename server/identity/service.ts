@@ -21,6 +21,7 @@ import { sha256d } from '../../wasm/hash.js';
 import { randomBytes } from 'node:crypto';
 import type { CryptoService } from '../crypto/service.js';
 import { decodeTxn } from '../chain/txn/envelope.js';
+import { isTxnDecodeError } from '../chain/txn/errors.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { AccessLevel, accessLevelHmac, checkAccessLevel, isAccessLevel, METHOD_LEVELS } from './accessLevel.js';
 import { bytesEqualConstantTime } from './constantTime.js';
@@ -365,7 +366,13 @@ export class IdentityService {
       throw refuse('"transactionHex" expected the unsigned transaction as hex');
     }
     const bytes = new Uint8Array(Buffer.from(txHex, 'hex'));
-    const txn = decodeTxn(bytes);
+    let txn;
+    try {
+      txn = decodeTxn(bytes);
+    } catch (e) {
+      if (isTxnDecodeError(e)) throw refuse(`"transactionHex" is not a valid transaction: ${e.message}`);
+      throw e;
+    }
     const expected = decodePublicKey(session.ownerPublicKeyBase58Check, this.deps.network, 'owner');
     if (!bytesEqualConstantTime(txn.publicKey, expected)) {
       throw refuse(`the transaction's public key is not this session's account ${session.ownerPublicKeyBase58Check}`);
