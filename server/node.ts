@@ -7,6 +7,7 @@ import { createRouter, type AppDeps } from './app.js';
 import { newProcessId, ProcessRegistry } from './cluster/registry.js';
 import { availableParallelism } from 'node:os';
 import type { Config } from './config.js';
+import { BatchingCrypto } from './crypto/batching.js';
 import { CryptoPool } from './crypto/pool.js';
 import { HealthMonitor } from './health.js';
 import { toErrorReply } from './http/errors.js';
@@ -66,7 +67,8 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     await store.close();
     throw err instanceof Error && err.name === 'IdentitySecretError' ? new StartupError(err.message) : err;
   }
-  const crypto = new CryptoPool({ threads: cryptoThreads(config) }, { metrics: null, log });
+  // Per-item crypto of concurrent requests (JWTs, signatures) is coalesced into pool batches.
+  const crypto = new BatchingCrypto(new CryptoPool({ threads: cryptoThreads(config) }, { metrics: null, log }));
   const { identity, jwt } = createIdentity({ config, store, crypto, log, nodeSecret });
   const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt };
   const router = createRouter(deps);
@@ -86,7 +88,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   const sockets = serveWebSocket(app, ['/api/v0/identity', '/identity'], {
     maxPayloadBytes: config.maxBodyBytes,
     maxInFlightPerSocket: 4096,
-    onMessage: async (text) => JSON.stringify((await answerFrame(identity, text, log)).response),
+    onMessage: async (text) => JSON.stringify((await answerFrame(identity, { text }, log)).response),
     refusedReply: refusedFrame,
     onStart,
     onSettled,

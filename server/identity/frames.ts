@@ -41,16 +41,23 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Parses one envelope from its JSON text (or an already-parsed value). */
+/** Parses one envelope from its JSON text (a socket message), or an already-parsed value. */
 export function parseFrame(input: string | unknown): ParsedFrame {
-  let value: unknown = input;
-  if (typeof input === 'string') {
-    try {
-      value = JSON.parse(input);
-    } catch (err) {
-      return { ok: false, response: errorResponse(null, `malformed JSON: ${(err as Error).message}`) };
-    }
+  if (typeof input !== 'string') return parseFrameValue(input);
+  let value: unknown;
+  try {
+    value = JSON.parse(input);
+  } catch (err) {
+    return { ok: false, response: errorResponse(null, `malformed JSON: ${(err as Error).message}`) };
   }
+  return parseFrameValue(value);
+}
+
+/**
+ * Checks an already-parsed envelope (a POST body). A string here is a JSON string body, not
+ * envelope text: it is refused like any other non-object, never parsed a second time.
+ */
+export function parseFrameValue(value: unknown): ParsedFrame {
   if (!isPlainObject(value)) return { ok: false, response: errorResponse(null, 'frame must be a JSON object') };
   const rawId = value.id;
   const id = typeof rawId === 'string' && rawId.length > 0 && rawId.length <= MAX_ID_LENGTH ? rawId : null;

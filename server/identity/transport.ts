@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { toErrorReply } from '../http/errors.js';
-import { errorResponse, parseFrame, type IdentityResponse } from './frames.js';
+import { errorResponse, parseFrame, parseFrameValue, type IdentityResponse } from './frames.js';
 import type { IdentityService } from './service.js';
 
 export interface FrameAnswer {
@@ -15,8 +15,9 @@ export interface FrameAnswer {
   response: IdentityResponse;
 }
 
-export async function answerFrame(service: IdentityService, input: unknown, log: Logger): Promise<FrameAnswer> {
-  const parsed = parseFrame(input);
+/** `input` is either a socket message's text or a POST body already parsed as JSON. */
+export async function answerFrame(service: IdentityService, input: { text: string } | { value: unknown }, log: Logger): Promise<FrameAnswer> {
+  const parsed = 'text' in input ? parseFrame(input.text) : parseFrameValue(input.value);
   if (!parsed.ok) return { status: 400, response: parsed.response };
   const { id, method } = parsed.request;
   try {

@@ -29,7 +29,7 @@ export class WsClient {
       });
     });
     ws.on('message', (data, isBinary) => {
-      const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer | Buffer);
+      const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data));
       const text = buf.toString('utf8');
       let json: unknown;
       try {

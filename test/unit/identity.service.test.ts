@@ -105,7 +105,7 @@ type P = Record<string, unknown>;
 
 async function call(method: IdentityMethod, payload: P): Promise<IdentityResponse & { status: number }> {
   const id = `req-${++nextId}`;
-  const { status, response: r } = await answerFrame(service, { id, service: 'identity', method, payload }, log);
+  const { status, response: r } = await answerFrame(service, { value: { id, service: 'identity', method, payload } }, log);
   assert.equal(r.id, id, 'the response carries the request id');
   assert.equal(r.service, 'identity');
   return { ...r, status };
@@ -328,7 +328,7 @@ describe('identity access levels', () => {
 
   it('a handle sealed under another node secret is refused', async () => {
     const other = new IdentityService({ crypto, sessions: new SessionStore(store, new Uint8Array(randomBytes(32)), 60_000), network: 'mainnet', log });
-    const { response: r } = await answerFrame(other, { id: 'o', service: 'identity', method: 'login', payload: { seedHex } }, log);
+    const { response: r } = await answerFrame(other, { value: { id: 'o', service: 'identity', method: 'login', payload: { seedHex } } }, log);
     const l = r.payload as unknown as Login;
     await refused('jwt', session(l), /encryptedSeedHex is invalid/);
   });
@@ -601,7 +601,7 @@ describe('identity envelopes', () => {
       [{ id: 'a3', service: 'identity', method: 'jwt', payload: [1] }, 'a3', /"payload"/],
     ];
     for (const [input, id, re] of cases) {
-      const { status, response: r } = await answerFrame(service, input, log);
+      const { status, response: r } = await answerFrame(service, typeof input === 'string' ? { text: input } : { value: input }, log);
       assert.equal(status, 400);
       assert.equal(r.id, id);
       assert.match(String(r.payload['error']), re);

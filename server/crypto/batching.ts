@@ -1,0 +1,69 @@
+/**
+ * A CryptoService that coalesces the per-item operations of concurrent requests (signature
+ * checks, signing, ECDH, message encryption) into pool batches through MicroBatcher. A burst
+ * of identity requests, each signing one JWT or transaction, then costs a few pool tasks
+ * instead of one task each, and no longer overflows the pool's queue of tasks (maxQueue counts
+ * batches, not items). Batch-shaped calls (`decryptMessages`, `hashHeaders`, `mine`) already
+ * are one task and pass straight through.
+ * @module
+ */
+import type { WorkResult } from '../../workers/types.js';
+import { MicroBatcher, type BatcherOptions } from './batcher.js';
+import type { DecryptRequest, EcdhItem, EncryptItem, MineRequest, MineResult, RecoverableSignature, SignItem, VerifyItem } from './pack.js';
+import type { CryptoService } from './service.js';
+
+export class BatchingCrypto implements CryptoService {
+  private readonly verify: MicroBatcher<VerifyItem, boolean>;
+  private readonly signer: MicroBatcher<SignItem, RecoverableSignature>;
+  private readonly ecdhBatch: MicroBatcher<EcdhItem, Uint8Array>;
+  private readonly encrypt: MicroBatcher<EncryptItem, Uint8Array>;
+
+  constructor(
+    /** The service that runs the batches (the pool). Closing this closes it. */
+    readonly inner: CryptoService,
+    opts: Partial<BatcherOptions> = {},
+  ) {
+    this.verify = new MicroBatcher((items) => inner.verifySignatures(items), opts);
+    this.signer = new MicroBatcher((items) => inner.sign(items), opts);
+    this.ecdhBatch = new MicroBatcher((items) => inner.ecdh(items), opts);
+    this.encrypt = new MicroBatcher((items) => inner.encryptMessages(items), opts);
+  }
+
+  verifySignatures(items: readonly VerifyItem[]): Promise<WorkResult<boolean>[]> {
+    return Promise.all(items.map((it) => this.verify.submit(it)));
+  }
+
+  sign(items: readonly SignItem[]): Promise<WorkResult<RecoverableSignature>[]> {
+    return Promise.all(items.map((it) => this.signer.submit(it)));
+  }
+
+  ecdh(items: readonly EcdhItem[]): Promise<WorkResult<Uint8Array>[]> {
+    return Promise.all(items.map((it) => this.ecdhBatch.submit(it)));
+  }
+
+  encryptMessages(items: readonly EncryptItem[]): Promise<WorkResult<Uint8Array>[]> {
+    return Promise.all(items.map((it) => this.encrypt.submit(it)));
+  }
+
+  decryptMessages(req: DecryptRequest): Promise<WorkResult<Uint8Array>[]> {
+    return this.inner.decryptMessages(req);
+  }
+
+  hashHeaders(headers: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    return this.inner.hashHeaders(headers);
+  }
+
+  mine(req: MineRequest, signal?: AbortSignal): Promise<MineResult> {
+    return this.inner.mine(req, signal);
+  }
+
+  canAcceptWork(): boolean {
+    return this.inner.canAcceptWork();
+  }
+
+  /** Sends what is waiting, then closes the inner service (which settles it). */
+  async close(): Promise<void> {
+    for (const b of [this.verify, this.signer, this.ecdhBatch, this.encrypt]) b.flush();
+    await this.inner.close();
+  }
+}
