@@ -5,6 +5,8 @@
 import type { Logger } from 'pino';
 import type { ProcessRegistry } from './cluster/registry.js';
 import type { Config } from './config.js';
+import type { Chain } from './chain/chain.js';
+import type { AutoMiner } from './chain/miner.js';
 import type { CryptoService } from './crypto/service.js';
 import type { HealthMonitor } from './health.js';
 import type { IdentityService } from './identity/service.js';
@@ -25,6 +27,10 @@ export interface AppDeps {
   identity: IdentityService;
   /** The one verifier of JWT-protected routes (spec §5). */
   jwt: JwtVerifier;
+  /** The chain: mempool, templates, blocks, state. */
+  chain: Chain;
+  /** The built-in miner of this process, when it runs one. */
+  miner: AutoMiner | null;
 }
 
 export function createRouter(deps: AppDeps): Router {

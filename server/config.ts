@@ -42,6 +42,9 @@ export interface Config {
   identitySecret: string | undefined;
   identitySecretFile: string | undefined;
   identitySessionTtlSeconds: number;
+  miner: 'auto' | 'off';
+  minerPublicKey: string | undefined;
+  blockIntervalSeconds: number;
 }
 
 type Kind =
@@ -139,6 +142,13 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'identitySessionTtlSeconds', flag: 'identity-session-ttl-seconds', env: 'IDENTITY_SESSION_TTL_SECONDS',
     kind: { type: 'int', min: 60, max: 10 * 365 * 86_400 }, default: 30 * 86_400,
     doc: 'Lifetime of an identity login session; renewed by approve.' },
+  { key: 'miner', flag: 'miner', env: 'MINER', kind: { type: 'enum', values: ['auto', 'off'] }, default: 'auto',
+    doc: 'auto: the node mines a block within ~100 ms whenever its mempool holds transactions (one process of a cluster mines); off: only outside miners (get-block-template / submit-block).' },
+  { key: 'minerPublicKey', flag: 'miner-public-key', env: 'MINER_PUBLIC_KEY', kind: { type: 'string', optional: true },
+    default: undefined, doc: 'Public key that receives the block rewards of the built-in miner; without it, a key made at start (logged).' },
+  { key: 'blockIntervalSeconds', flag: 'block-interval-seconds', env: 'BLOCK_INTERVAL_SECONDS',
+    kind: { type: 'int', min: 0, max: 86_400 }, default: 0,
+    doc: 'With --miner auto, also mine a (possibly empty) block this often; 0 = only when transactions wait.' },
 ];
 
 export class ConfigError extends Error {
@@ -244,6 +254,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   }
   if (config.identitySecret !== undefined && !/^[0-9a-fA-F]{64}$/.test(config.identitySecret)) {
     throw new ConfigError('--identity-secret (IDENTITY_SECRET) must be 64 hex characters (32 bytes), e.g. from `openssl rand -hex 32`');
+  }
+  if (config.minerPublicKey !== undefined) {
+    config.minerPublicKey = normalizeKey(OPTIONS.find((o) => o.key === 'minerPublicKey')!, config.minerPublicKey, config.network);
   }
   for (const key of ['adminPublicKeys', 'superAdminPublicKeys'] as const) {
     config[key] = config[key].map((k) => normalizeKey(OPTIONS.find((o) => o.key === key)!, k, config.network));

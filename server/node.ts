@@ -14,6 +14,13 @@ import { toErrorReply } from './http/errors.js';
 import { stringifyJson } from './http/router.js';
 import { listen, loadUws, serve, serveWebSocket } from './http/uws.js';
 import { createIdentity } from './identity/index.js';
+import { Chain } from './chain/chain.js';
+import { AutoMiner } from './chain/miner.js';
+import { DEV_CHAIN_PARAMS } from './chain/block/params.js';
+import { CHILD_ENV } from './cluster/supervisor.js';
+import { decodePublicKey, encodePublicKey } from './keys/index.js';
+import { getPublicKey } from '../wasm/secp256k1.js';
+import { randomBytes } from 'node:crypto';
 import { resolveIdentitySecret } from './identity/secret.js';
 import { answerFrame, refusedFrame } from './identity/transport.js';
 import { openStore } from './store/index.js';
@@ -70,7 +77,24 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   // Per-item crypto of concurrent requests (JWTs, signatures) is coalesced into pool batches.
   const crypto = new BatchingCrypto(new CryptoPool({ threads: cryptoThreads(config) }, { metrics: null, log }));
   const { identity, jwt } = createIdentity({ config, store, crypto, log, nodeSecret });
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt };
+  const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+  let miner: AutoMiner | null = null;
+  try {
+    await chain.init();
+    // One miner per node: in a cluster, the first process mines (issue 8 moves this to a lease).
+    const slot = process.env[CHILD_ENV];
+    if (config.miner === 'auto' && (slot === undefined || slot === '0')) {
+      miner = new AutoMiner({ chain, crypto, store, rewardPublicKey: minerRewardKey(config, log), blockIntervalSeconds: config.blockIntervalSeconds, log });
+      await miner.start();
+    }
+  } catch (err) {
+    health.stop();
+    await registry.stop();
+    await crypto.close();
+    await store.close();
+    throw err;
+  }
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner };
   const router = createRouter(deps);
 
   let closing: Promise<void> | undefined;
@@ -128,6 +152,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
         ]);
       }
       sockets.closeAll();
+      await miner?.stop();
       // uWS sends the last corked responses from its own loop iteration; let it run once more
       // before the process may exit.
       await new Promise((resolve) => setImmediate(resolve));
@@ -139,4 +164,14 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     })());
 
   return { port: listening.port, processId, deps, close };
+}
+
+/** The built-in miner's reward key: configured, or a fresh one whose key is logged (not its secret). */
+function minerRewardKey(config: Config, log: Logger): Uint8Array {
+  if (config.minerPublicKey !== undefined) return decodePublicKey(config.minerPublicKey, config.network, '--miner-public-key');
+  const secret = new Uint8Array(randomBytes(32));
+  const pk = getPublicKey(secret, true);
+  secret.fill(0);
+  log.warn({ minerPublicKey: encodePublicKey(pk, config.network) }, 'miner: no --miner-public-key; block rewards go to a key made for this run');
+  return pk;
 }

@@ -13,6 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { createRouter, type AppDeps } from '../../server/app.js';
 import { createIdentity } from '../../server/identity/index.js';
+import { Chain } from '../../server/chain/chain.js';
+import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { newProcessId, ProcessRegistry } from '../../server/cluster/registry.js';
 import { loadConfig } from '../../server/config.js';
@@ -120,7 +122,9 @@ export async function startNodeHttpBaseline(port: number): Promise<NodeHttpBasel
   // The benched routes do no crypto; inline keeps this baseline free of idle worker threads.
   const crypto = new InlineCrypto();
   const { identity, jwt } = createIdentity({ config, store, crypto, log, nodeSecret: new Uint8Array(randomBytes(32)) });
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt };
+  const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+  await chain.init();
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner: null };
   const router = createRouter(deps);
 
   const server = createServer((req, res) => {

@@ -121,3 +121,37 @@ export function txnHash(bytes: Uint8Array): Uint8Array {
   decodeTxn(bytes);
   return sha256d(bytes);
 }
+
+/** What `encodeTxn` needs: an envelope without the decoder's bookkeeping. */
+export type TxnFields = Omit<TxnEnvelope, 'signatureField'>;
+
+/**
+ * Serializes a transaction (§5.1). ExtraData is written in ascending byte order of its keys, as
+ * core re-serializes it, whatever order the caller gives; duplicate keys are refused.
+ * @throws {TxnDecodeError} on a malformed field (wrong key length, duplicate ExtraData key)
+ */
+export function encodeTxn(t: TxnFields): Uint8Array {
+  const parts: Uint8Array[] = [encodeUvarint(t.inputs.length)];
+  for (const i of t.inputs) {
+    if (i.txid.length !== 32) throw new TxnDecodeError('input txid: expected 32 bytes');
+    parts.push(i.txid, encodeUvarint(i.index));
+  }
+  parts.push(encodeUvarint(t.outputs.length));
+  for (const o of t.outputs) {
+    if (o.publicKey.length !== PUBLIC_KEY_BYTES) throw new TxnDecodeError(`output public key: expected ${PUBLIC_KEY_BYTES} bytes`);
+    parts.push(o.publicKey, encodeUvarint(o.amountNanos));
+  }
+  if (t.publicKey.length !== 0 && t.publicKey.length !== PUBLIC_KEY_BYTES) throw new TxnDecodeError(`public key: expected ${PUBLIC_KEY_BYTES} bytes`);
+  parts.push(encodeUvarint(t.txnType), encodeUvarint(t.metadata.length), t.metadata, encodeUvarint(t.publicKey.length), t.publicKey);
+  const extra = [...t.extraData].sort(([a], [b]) => compareBytes(a, b));
+  for (let i = 1; i < extra.length; i++) {
+    if (compareBytes(extra[i - 1]![0], extra[i]![0]) === 0) throw new TxnDecodeError('extra data: duplicate key');
+  }
+  parts.push(encodeUvarint(extra.length));
+  for (const [k, v] of extra) parts.push(encodeUvarint(k.length), k, encodeUvarint(v.length), v);
+  parts.push(encodeUvarint(t.signature.length), t.signature);
+  if (t.v1 !== null) {
+    parts.push(encodeUvarint(t.v1.version), encodeUvarint(t.v1.feeNanos), encodeUvarint(t.v1.nonceExpirationBlockHeight), encodeUvarint(t.v1.noncePartialId));
+  }
+  return new Uint8Array(concat(parts));
+}

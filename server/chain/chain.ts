@@ -1,0 +1,468 @@
+/**
+ * The chain of one node: the dev chain's genesis, the mempool, block templates and connecting
+ * blocks, all in the store (so every server process on one Redis sees one chain). Plain methods
+ * over the store and the crypto service; routes and the miner call them.
+ *
+ * Consistency across processes rests on guarded commits: a block connects only if the tip is
+ * still the parent it was validated against, and a transaction enters the mempool only if the
+ * mempool did not change while it was validated. Losers of a race retry or report.
+ *
+ * Not yet: reorganisations. A valid block on a side branch is stored and answered
+ * `IsMainChain: false`, but a longer side branch does not replace the main chain.
+ * @module
+ */
+import type { Logger } from 'pino';
+import type { CryptoService } from '../crypto/service.js';
+import type { Store } from '../store/types.js';
+import { sha256d } from '../../wasm/hash.js';
+import { encodeHeader, decodeHeader, HEADER_BYTES, type BlockHeader } from './block/header.js';
+import { merkleRoot } from './block/merkle.js';
+import { nextTarget } from './block/difficulty.js';
+import { blockRewardNanos } from './block/reward.js';
+import type { ChainParams } from './block/params.js';
+import { decodeTxn, encodeTxn, txnHash, type TxnEnvelope } from './txn/envelope.js';
+import { TxnDecodeError } from './txn/errors.js';
+import { encodeMetadata, TxnType } from './txn/metadata.js';
+import { encodeUvarint } from './txn/varint.js';
+import { connectBlockReward, connectTransaction, type ConnectRules } from './rules/connect.js';
+import { RuleError } from './rules/errors.js';
+import { checkSignatures, type DerivedKeysOf } from './rules/signatures.js';
+import { chainKeys, type BlockRecord, type TipRecord } from './state/keys.js';
+import { StateView } from './state/view.js';
+
+/** Pub/sub channels: a new tip, a changed mempool. */
+export const CHANNEL_TIP = 'chain:tip';
+export const CHANNEL_MEMPOOL = 'chain:mempool';
+
+/** Largest transaction accepted, bytes. */
+export const MAX_TXN_BYTES = 100_000;
+/** How long a block template stays valid for submit-block. */
+const TEMPLATE_TTL_MS = 10 * 60_000;
+
+const MEMPOOL_ORDER = 'mempool:order';
+const MEMPOOL_VERSION = 'mempool:version';
+const mempoolTxnKey = (hashHex: string): string => `mempool:txn:${hashHex}`;
+const templateKey = (blockId: string): string => `chain:template:${blockId}`;
+
+interface MempoolEntry {
+  bytes: Uint8Array;
+  addedAtMs: number;
+}
+
+interface TemplateRecord {
+  prevHashHex: string;
+  height: bigint;
+  tstampSecs: bigint;
+  targetHex: string;
+  /** Signed user transactions, in block order (after the reward). */
+  txns: Uint8Array[];
+  feesNanos: bigint;
+}
+
+export interface TemplateStats {
+  TxnCount: number;
+  FailingTxnError: string;
+  FailingTxnHash: string;
+  FailingTxnMinutesSinceAdded: number;
+  FailingTxnOriginalTimeAdded: string;
+}
+
+export interface BlockTemplate {
+  blockId: string;
+  /** 32-byte target, big-endian. */
+  target: Uint8Array;
+  height: bigint;
+  /** Headers for the reward key, one per extra nonce (nonce 0, extra nonce 0 in the header). */
+  headers: Uint8Array[];
+  extraNonces: bigint[];
+  stats: TemplateStats;
+}
+
+export interface ProcessResult {
+  isMainChain: boolean;
+  isOrphan: boolean;
+  hashHex: string;
+}
+
+export interface SubmittedTxn {
+  hashHex: string;
+  txn: TxnEnvelope;
+}
+
+export interface ChainOptions {
+  store: Store;
+  crypto: CryptoService;
+  params: ChainParams;
+  log: Logger;
+  /** Derived keys the owner has authorized (until AUTHORIZE_DERIVED_KEY connects: none). */
+  derivedKeysOf?: DerivedKeysOf;
+  now?: () => number;
+}
+
+/** A block or template request refused for what it asks (answered 400). */
+export class ChainRequestError extends Error {
+  override readonly name = 'ChainRequestError';
+}
+
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
+
+export class Chain {
+  private readonly store: Store;
+  private readonly crypto: CryptoService;
+  readonly params: ChainParams;
+  private readonly log: Logger;
+  private readonly derivedKeysOf: DerivedKeysOf;
+  private readonly now: () => number;
+
+  constructor(opts: ChainOptions) {
+    this.store = opts.store;
+    this.crypto = opts.crypto;
+    this.params = opts.params;
+    this.log = opts.log;
+    this.derivedKeysOf = opts.derivedKeysOf ?? (async () => []);
+    this.now = opts.now ?? Date.now;
+  }
+
+  private get rules(): ConnectRules {
+    return {
+      maxNonceExpirationBlockHeightOffset: BigInt(this.params.maxNonceExpirationBlockHeightOffset),
+      minNetworkFeeNanosPerKB: BigInt(this.params.minNetworkFeeNanosPerKB),
+    };
+  }
+
+  // --- genesis and tip ----------------------------------------------------------------------
+
+  /** Writes the dev chain's genesis block unless the store already holds a chain. */
+  async init(): Promise<TipRecord> {
+    const existing = await this.store.get<TipRecord>(chainKeys.tip);
+    if (existing) return existing;
+    const reward = encodeTxn({
+      inputs: [],
+      outputs: [{ publicKey: new Uint8Array(33).fill(2, 0, 1), amountNanos: 0n }],
+      txnType: TxnType.BLOCK_REWARD,
+      metadata: encodeMetadata({ type: 'BLOCK_REWARD', extraData: new TextEncoder().encode('social-node dev chain') }),
+      publicKey: new Uint8Array(0),
+      extraData: [],
+      signature: new Uint8Array(0),
+      v1: null,
+    });
+    const header: BlockHeader = {
+      version: 1,
+      prevBlockHash: new Uint8Array(32),
+      transactionMerkleRoot: merkleRoot([txnHash(reward)]),
+      tstampSecs: BigInt(this.params.genesisTstampSecs),
+      height: 0n,
+      nonce: 0n,
+      extraNonce: 0n,
+    };
+    const headerBytes = encodeHeader(header);
+    const [hash] = await this.crypto.hashHeaders([headerBytes]);
+    const hashHex = hex(hash!);
+    const tip: TipRecord = { hashHex, height: 0n, tstampSecs: header.tstampSecs, targetHex: this.params.minDifficultyTargetHex };
+    const block: BlockRecord = { header: headerBytes, txns: [reward], height: 0n, targetHex: tip.targetHex, mainChain: true };
+    // Set-if-absent: of processes starting together on one Redis, one genesis wins (they are identical anyway).
+    await this.store.commit(
+      [
+        { op: 'set', key: chainKeys.block(hashHex), value: block },
+        { op: 'set', key: chainKeys.hashAtHeight(0n), value: hashHex },
+        { op: 'set', key: chainKeys.tip, value: tip },
+      ],
+      [{ key: chainKeys.tip, equals: undefined }],
+    );
+    return (await this.store.get<TipRecord>(chainKeys.tip))!;
+  }
+
+  async tip(): Promise<TipRecord> {
+    const tip = await this.store.get<TipRecord>(chainKeys.tip);
+    if (!tip) throw new Error('chain not initialised: call init() first');
+    return tip;
+  }
+
+  async balance(pk33: Uint8Array): Promise<bigint> {
+    return (await this.store.get<bigint>(chainKeys.balance(pk33))) ?? 0n;
+  }
+
+  // --- mempool ------------------------------------------------------------------------------
+
+  /**
+   * Validates a signed transaction against the tip plus the mempool and adds it.
+   * @throws {TxnDecodeError} malformed bytes; {RuleError} a broken rule (duplicate, signature,
+   *   nonce, balance, …)
+   */
+  async submitTransaction(bytes: Uint8Array): Promise<SubmittedTxn> {
+    if (bytes.length > MAX_TXN_BYTES) throw new RuleError('RuleErrorTxnTooBig', `${bytes.length} bytes is over the ${MAX_TXN_BYTES}-byte limit`);
+    const txn = decodeTxn(bytes);
+    const hashHex = hex(txnHash(bytes));
+    if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
+    const [sigError] = await checkSignatures(this.crypto, [{ bytes, txn }], this.derivedKeysOf);
+    if (sigError) throw sigError;
+
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const [existing, mined, version] = await this.store.getMany<unknown>([mempoolTxnKey(hashHex), chainKeys.txn(hashHex), MEMPOOL_VERSION]);
+      if (existing !== undefined || mined !== undefined) throw new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined ? 'mined' : 'in the mempool'}`);
+      const { view, height } = await this.mempoolView();
+      await connectTransaction(view, txn, bytes.length, { height, rules: this.rules });
+      const addedAtMs = this.now();
+      const entry: MempoolEntry = { bytes, addedAtMs };
+      const ok = await this.store.commit(
+        [
+          { op: 'set', key: mempoolTxnKey(hashHex), value: entry },
+          { op: 'indexAdd', key: MEMPOOL_ORDER, members: [`${String(addedAtMs).padStart(15, '0')}:${hashHex}`] },
+          { op: 'set', key: MEMPOOL_VERSION, value: ((version as number | undefined) ?? 0) + 1 },
+        ],
+        [{ key: MEMPOOL_VERSION, equals: version }],
+      );
+      if (ok) {
+        await this.store.publish(CHANNEL_MEMPOOL, { added: hashHex });
+        return { hashHex, txn };
+      }
+    }
+    throw new RuleError('RuleErrorDuplicateTxn', 'the mempool is changing too fast to add this transaction; retry');
+  }
+
+  /** Mempool transactions in arrival order. */
+  async mempool(): Promise<Array<{ hashHex: string; bytes: Uint8Array; addedAtMs: number }>> {
+    const members = await this.store.indexRange(MEMPOOL_ORDER);
+    const hashes = members.map((m) => m.slice(m.indexOf(':') + 1));
+    const entries = await this.store.getMany<MempoolEntry>(hashes.map(mempoolTxnKey));
+    const out: Array<{ hashHex: string; bytes: Uint8Array; addedAtMs: number }> = [];
+    entries.forEach((e, i) => {
+      if (e) out.push({ hashHex: hashes[i]!, bytes: e.bytes, addedAtMs: e.addedAtMs });
+    });
+    return out;
+  }
+
+  /** State at the tip with every mempool transaction that still connects applied, for height tip+1. */
+  private async mempoolView(): Promise<{ view: StateView; height: bigint }> {
+    const tip = await this.tip();
+    const height = tip.height + 1n;
+    const view = StateView.over(this.store);
+    for (const m of await this.mempool()) {
+      try {
+        await connectTransaction(view, decodeTxn(m.bytes), m.bytes.length, { height, rules: this.rules });
+      } catch {
+        // A mempool transaction that no longer connects is dropped at the next block.
+      }
+    }
+    return { view, height };
+  }
+
+  // --- templates ----------------------------------------------------------------------------
+
+  /**
+   * A block template paying `rewardPk33`: the mempool transactions that connect on the tip,
+   * `numHeaders` headers each with its own extra nonce (reference §5.6).
+   */
+  async blockTemplate(rewardPk33: Uint8Array, numHeaders: number): Promise<BlockTemplate> {
+    const tip = await this.tip();
+    const height = tip.height + 1n;
+    const view = StateView.over(this.store);
+    const txns: Uint8Array[] = [];
+    let fees = 0n;
+    let size = 0;
+    let failing: { hashHex: string; error: string; addedAtMs: number } | null = null;
+    for (const m of await this.mempool()) {
+      if (size + m.bytes.length > this.params.minerMaxBlockSizeBytes) break;
+      try {
+        const r = await connectTransaction(view, decodeTxn(m.bytes), m.bytes.length, { height, rules: this.rules });
+        txns.push(m.bytes);
+        fees += r.feeNanos;
+        size += m.bytes.length;
+      } catch (e) {
+        failing ??= { hashHex: m.hashHex, error: (e as Error).message, addedAtMs: m.addedAtMs };
+      }
+    }
+    const nowSecs = BigInt(Math.floor(this.now() / 1000));
+    const tstampSecs = nowSecs > tip.tstampSecs ? nowSecs : tip.tstampSecs + 1n;
+    const target = await this.targetAfter(tip);
+    const record: TemplateRecord = { prevHashHex: tip.hashHex, height, tstampSecs, targetHex: hex(target), txns, feesNanos: fees };
+    // The id names the template's contents: the same tip, time and transactions give the same id.
+    const idInput = Buffer.concat([fromHex(tip.hashHex), encodeUvarint(height), encodeUvarint(tstampSecs), ...txns.map((t) => txnHash(t))]);
+    const blockId = hex(sha256d(idInput));
+    await this.store.set(templateKey(blockId), record, { ttlMs: TEMPLATE_TTL_MS });
+
+    const headers: Uint8Array[] = [];
+    const extraNonces: bigint[] = [];
+    for (let i = 0; i < numHeaders; i++) {
+      const extraNonce = randomU64();
+      const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, height, fees));
+      headers.push(encodeHeader(this.headerFor(record, reward)));
+      extraNonces.push(extraNonce);
+    }
+    const added = failing ? new Date(failing.addedAtMs) : new Date(0);
+    return {
+      blockId,
+      target,
+      height,
+      headers,
+      extraNonces,
+      stats: {
+        TxnCount: txns.length,
+        FailingTxnError: failing?.error ?? 'You good',
+        FailingTxnHash: failing?.hashHex ?? 'Nada',
+        FailingTxnMinutesSinceAdded: failing ? (this.now() - failing.addedAtMs) / 60_000 : 0,
+        FailingTxnOriginalTimeAdded: added.toISOString(),
+      },
+    };
+  }
+
+  /**
+   * A miner's solution for a template: rebuilds the block (reward to `rewardPk33` with
+   * `extraNonce`), checks the header against it, and processes it.
+   * @throws {ChainRequestError} unknown template or a header that is not for it
+   */
+  async submitBlock(rewardPk33: Uint8Array, headerBytes: Uint8Array, extraNonce: bigint, blockId: string): Promise<ProcessResult> {
+    if (!/^[0-9a-f]{64}$/.test(blockId)) throw new ChainRequestError(`Invalid blockID: expected 64 hex characters`);
+    const record = await this.store.get<TemplateRecord>(templateKey(blockId));
+    if (!record) throw new ChainRequestError(`Block with blockID ${blockId} not found (templates expire after ${TEMPLATE_TTL_MS / 60_000} minutes)`);
+    const header = decodeHeaderOr400(headerBytes);
+    if (hex(header.prevBlockHash) !== record.prevHashHex || header.height !== record.height) {
+      throw new ChainRequestError('the header is not for this template (previous block hash or height differ)');
+    }
+    const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, record.height, record.feesNanos));
+    return this.processBlock(headerBytes, [reward, ...record.txns]);
+  }
+
+  // --- blocks -------------------------------------------------------------------------------
+
+  /**
+   * Validates a block and, when it extends the tip, connects it atomically.
+   * @throws {RuleError} / {ChainRequestError} for an invalid block (nothing is written)
+   */
+  async processBlock(headerBytes: Uint8Array, txnBytes: readonly Uint8Array[]): Promise<ProcessResult> {
+    const header = decodeHeaderOr400(headerBytes);
+    const [hashBytes] = await this.crypto.hashHeaders([headerBytes]);
+    const hashHex = hex(hashBytes!);
+    const parent = await this.store.get<BlockRecord>(chainKeys.block(hex(header.prevBlockHash)));
+    if (!parent) return { isMainChain: false, isOrphan: true, hashHex };
+    if (await this.store.get(chainKeys.block(hashHex))) throw new ChainRequestError(`block ${hashHex} is already known`);
+
+    if (header.height !== parent.height + 1n) throw new ChainRequestError(`block height ${header.height} is not its parent's ${parent.height} + 1`);
+    const parentHeader = decodeHeader(parent.header);
+    if (header.tstampSecs <= parentHeader.tstampSecs) throw new ChainRequestError('block timestamp is not after its parent\'s');
+    if (header.tstampSecs > BigInt(Math.floor(this.now() / 1000)) + BigInt(this.params.maxTimestampFutureSecs)) {
+      throw new ChainRequestError('block timestamp is too far in the future');
+    }
+    const parentTip: TipRecord = { hashHex: hex(header.prevBlockHash), height: parent.height, tstampSecs: parentHeader.tstampSecs, targetHex: parent.targetHex };
+    const target = await this.targetAfter(parentTip);
+    if (BigInt(`0x${hashHex}`) > BigInt(`0x${hex(target)}`)) throw new ChainRequestError('block hash does not meet the difficulty target (bad proof of work)');
+    if (txnBytes.length === 0) throw new ChainRequestError('a block needs its block reward transaction');
+    const hashes = txnBytes.map((b) => txnHash(b));
+    if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
+
+    const txns = txnBytes.map((bytes) => ({ bytes, txn: decodeTxn(bytes) }));
+    const sigErrors = await checkSignatures(this.crypto, txns.slice(1), this.derivedKeysOf);
+    const bad = sigErrors.find((e) => e !== null);
+    if (bad) throw bad;
+
+    const view = StateView.over(this.store);
+    let fees = 0n;
+    for (const { bytes, txn } of txns.slice(1)) fees += (await connectTransaction(view, txn, bytes.length, { height: header.height, rules: this.rules })).feeNanos;
+    await connectBlockReward(view, txns[0]!.txn, blockRewardNanos(header.height, this.params) + fees, this.params.maxBlockRewardExtraDataBytes);
+
+    const tip = await this.tip();
+    const extendsTip = tip.hashHex === parentTip.hashHex;
+    const block: BlockRecord = { header: headerBytes, txns: [...txnBytes], height: header.height, targetHex: hex(target), mainChain: extendsTip };
+    if (!extendsTip) {
+      await this.store.set(chainKeys.block(hashHex), { ...block, mainChain: false });
+      return { isMainChain: false, isOrphan: false, hashHex };
+    }
+    const newTip: TipRecord = { hashHex, height: header.height, tstampSecs: header.tstampSecs, targetHex: hex(target) };
+    const hashHexes = hashes.map(hex);
+    const mempoolMembers = await this.store.indexRange(MEMPOOL_ORDER);
+    const minedMembers = mempoolMembers.filter((m) => hashHexes.includes(m.slice(m.indexOf(':') + 1)));
+    const version = await this.store.get<number>(MEMPOOL_VERSION);
+    const ok = await this.store.commit(
+      [
+        ...view.ops(),
+        { op: 'set', key: chainKeys.block(hashHex), value: block },
+        { op: 'set', key: chainKeys.hashAtHeight(header.height), value: hashHex },
+        { op: 'set', key: chainKeys.tip, value: newTip },
+        ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: { blockHashHex: hashHex, height: header.height, index } })),
+        ...hashHexes.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })),
+        ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),
+        { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 },
+      ],
+      [{ key: chainKeys.tip, equals: tip }],
+    );
+    if (!ok) {
+      // Another process moved the tip meanwhile: this block is now on a side branch.
+      await this.store.set(chainKeys.block(hashHex), { ...block, mainChain: false });
+      return { isMainChain: false, isOrphan: false, hashHex };
+    }
+    this.log.info({ height: Number(header.height), hash: hashHex, txns: txnBytes.length - 1 }, 'block connected');
+    await this.store.publish(CHANNEL_TIP, { hashHex, height: header.height.toString() });
+    await this.pruneMempool(newTip);
+    return { isMainChain: true, isOrphan: false, hashHex };
+  }
+
+  /** Drops mempool transactions that can never connect again (nonce expired or reused). */
+  private async pruneMempool(tip: TipRecord): Promise<void> {
+    const height = tip.height + 1n;
+    const dead: string[] = [];
+    const view = StateView.over(this.store);
+    for (const m of await this.mempool()) {
+      try {
+        await connectTransaction(view, decodeTxn(m.bytes), m.bytes.length, { height, rules: this.rules });
+      } catch (e) {
+        if (e instanceof RuleError && ['RuleErrorNonceExpired', 'RuleErrorReusedNonce'].includes(e.code)) dead.push(m.hashHex);
+        else if (e instanceof TxnDecodeError) dead.push(m.hashHex);
+      }
+    }
+    if (dead.length === 0) return;
+    const members = (await this.store.indexRange(MEMPOOL_ORDER)).filter((m) => dead.includes(m.slice(m.indexOf(':') + 1)));
+    await this.store.commit([...dead.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })), { op: 'indexRemove', key: MEMPOOL_ORDER, members }]);
+    this.log.info({ dropped: dead.length }, 'mempool: dropped transactions that can no longer be mined');
+  }
+
+  /** Target of the block after `tip` (reference §5.7). */
+  private async targetAfter(tip: TipRecord): Promise<Uint8Array> {
+    return nextTarget(this.params, { height: tip.height, target: fromHex(tip.targetHex), tstampSecs: tip.tstampSecs }, async (height) => {
+      const hashHex = await this.store.get<string>(chainKeys.hashAtHeight(height));
+      const block = hashHex ? await this.store.get<BlockRecord>(chainKeys.block(hashHex)) : undefined;
+      if (!block) throw new Error(`no main-chain block at height ${height}`);
+      return decodeHeader(block.header).tstampSecs;
+    });
+  }
+
+  private rewardTxn(rewardPk33: Uint8Array, extraNonce: bigint, height: bigint, fees: bigint) {
+    return {
+      inputs: [],
+      outputs: [{ publicKey: rewardPk33, amountNanos: blockRewardNanos(height, this.params) + fees }],
+      txnType: TxnType.BLOCK_REWARD,
+      metadata: encodeMetadata({ type: 'BLOCK_REWARD', extraData: encodeUvarint(extraNonce) }),
+      publicKey: new Uint8Array(0),
+      extraData: [],
+      signature: new Uint8Array(0),
+      v1: null,
+    };
+  }
+
+  private headerFor(record: TemplateRecord, reward: Uint8Array): BlockHeader {
+    return {
+      version: 1,
+      prevBlockHash: fromHex(record.prevHashHex),
+      transactionMerkleRoot: merkleRoot([txnHash(reward), ...record.txns.map((t) => txnHash(t))]),
+      tstampSecs: record.tstampSecs,
+      height: record.height,
+      nonce: 0n,
+      extraNonce: 0n,
+    };
+  }
+}
+
+function decodeHeaderOr400(bytes: Uint8Array): BlockHeader {
+  if (bytes.length !== HEADER_BYTES) throw new ChainRequestError(`header: expected ${HEADER_BYTES} bytes, got ${bytes.length}`);
+  try {
+    return decodeHeader(bytes);
+  } catch (e) {
+    throw new ChainRequestError(`header: ${(e as Error).message}`);
+  }
+}
+
+function randomU64(): bigint {
+  const b = new Uint8Array(8);
+  globalThis.crypto.getRandomValues(b);
+  return new DataView(b.buffer).getBigUint64(0);
+}

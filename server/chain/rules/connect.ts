@@ -1,0 +1,121 @@
+/**
+ * Connecting transactions to state under the balance model (reference node-api.md §5.1: v1
+ * transactions, no UTXO inputs, nonces; from height 1 on the dev chain). Every connect runs in
+ * a child view and only folds into its parent when every rule holds.
+ *
+ * The type-independent part is the same for every transaction: the transactor pays the fee and
+ * every output from its balance, outputs are credited, and the nonce is spent. Type handlers
+ * (`TYPE_HANDLERS`) add the type's own effects and rules; a type without one is refused.
+ * Signatures are checked before this, in the crypto pool (signatures.ts).
+ * @module
+ */
+import type { TxnEnvelope } from '../txn/envelope.js';
+import { TxnType } from '../txn/metadata.js';
+import { chainKeys } from '../state/keys.js';
+import type { StateView } from '../state/view.js';
+import { RuleError } from './errors.js';
+
+/** The rule parameters connect needs (a slice of ChainParams). */
+export interface ConnectRules {
+  /** A nonce may expire at most this many blocks after the block it is mined in. */
+  maxNonceExpirationBlockHeightOffset: bigint;
+  /** Fee floor: fee × 1000 ≥ rate × size in bytes. */
+  minNetworkFeeNanosPerKB: bigint;
+}
+
+/** Largest native amount one output may carry (core MaxNanos-style bound, 3e16). */
+export const MAX_OUTPUT_NANOS = 30_000_000_000_000_000n;
+
+export interface ConnectContext {
+  /** Height of the block the transaction is (to be) mined in. */
+  height: bigint;
+  rules: ConnectRules;
+}
+
+export interface Connected {
+  feeNanos: bigint;
+}
+
+export type TypeHandler = (view: StateView, txn: TxnEnvelope, ctx: ConnectContext) => Promise<void>;
+
+/** Per-type effects beyond fee, outputs and nonce. */
+export const TYPE_HANDLERS = new Map<number, TypeHandler>([
+  [
+    TxnType.BASIC_TRANSFER,
+    async (_view, txn) => {
+      if (txn.metadata.length !== 0) throw new RuleError('RuleErrorBasicTransferMetadataNotEmpty', `metadata has ${txn.metadata.length} bytes`);
+    },
+  ],
+]);
+
+export async function getBalance(view: StateView, pk33: Uint8Array): Promise<bigint> {
+  return (await view.get<bigint>(chainKeys.balance(pk33))) ?? 0n;
+}
+
+export function setBalance(view: StateView, pk33: Uint8Array, nanos: bigint): void {
+  if (nanos === 0n) view.delete(chainKeys.balance(pk33));
+  else view.set(chainKeys.balance(pk33), nanos);
+}
+
+/**
+ * Connects a user transaction (anything but a block reward) into `view`.
+ * @param size - bytes of the signed transaction (for the fee rate)
+ * @throws {RuleError}
+ */
+export async function connectTransaction(view: StateView, txn: TxnEnvelope, size: number, ctx: ConnectContext): Promise<Connected> {
+  if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'a block reward is only allowed as the first transaction of a block');
+  const handler = TYPE_HANDLERS.get(txn.txnType);
+  if (handler === undefined) throw new RuleError('RuleErrorTxnTypeNotSupported', `transaction type ${txn.txnType} is not supported by this node yet`);
+  if (txn.inputs.length !== 0) throw new RuleError('RuleErrorBalanceModelDoesNotUseUTXOInputs', `${txn.inputs.length} inputs`);
+  if (txn.publicKey.length !== 33) throw new RuleError('RuleErrorTxnMustHavePublicKey', 'the transaction has no public key');
+  const v1 = txn.v1;
+  if (v1 === null || v1.version < 1n) throw new RuleError('RuleErrorNonceRequired', 'balance-model transactions are version 1 with a fee and a nonce');
+
+  const { height, rules } = ctx;
+  if (v1.nonceExpirationBlockHeight < height) {
+    throw new RuleError('RuleErrorNonceExpired', `nonce expired at height ${v1.nonceExpirationBlockHeight}, block height is ${height}`);
+  }
+  if (v1.nonceExpirationBlockHeight > height + rules.maxNonceExpirationBlockHeightOffset) {
+    throw new RuleError('RuleErrorNonceExpirationTooFarInFuture', `nonce expires at ${v1.nonceExpirationBlockHeight}, more than ${rules.maxNonceExpirationBlockHeightOffset} blocks after ${height}`);
+  }
+  if (v1.feeNanos * 1000n < rules.minNetworkFeeNanosPerKB * BigInt(size)) {
+    throw new RuleError('RuleErrorTxnFeeBelowNetworkMinimum', `fee ${v1.feeNanos} nanos for ${size} bytes is below ${rules.minNetworkFeeNanosPerKB} nanos/KB`);
+  }
+
+  const child = view.child();
+  const nonceKey = chainKeys.nonce(txn.publicKey, v1.nonceExpirationBlockHeight, v1.noncePartialId);
+  if ((await child.get(nonceKey)) !== undefined) throw new RuleError('RuleErrorReusedNonce', 'this nonce was already used by this public key');
+  child.set(nonceKey, true);
+
+  let spend = v1.feeNanos;
+  for (const o of txn.outputs) {
+    if (o.amountNanos > MAX_OUTPUT_NANOS) throw new RuleError('RuleErrorOutputExceedsMax', `output of ${o.amountNanos} nanos is over ${MAX_OUTPUT_NANOS}`);
+    spend += o.amountNanos;
+  }
+  const balance = await getBalance(child, txn.publicKey);
+  if (balance < spend) throw new RuleError('RuleErrorInsufficientBalance', `balance ${balance} nanos is less than the ${spend} nanos this transaction spends`);
+  setBalance(child, txn.publicKey, balance - spend);
+  for (const o of txn.outputs) setBalance(child, o.publicKey, (await getBalance(child, o.publicKey)) + o.amountNanos);
+
+  await handler(child, txn, ctx);
+  child.commitTo();
+  return { feeNanos: v1.feeNanos };
+}
+
+/**
+ * Connects a block's reward transaction (reference §5.6): no inputs, exactly one output, no
+ * signature, no public key, output ≤ reward + fees.
+ * @throws {RuleError}
+ */
+export async function connectBlockReward(view: StateView, txn: TxnEnvelope, maxAllowedNanos: bigint, maxExtraDataBytes: number): Promise<void> {
+  if (txn.txnType !== TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'the first transaction of a block must be its block reward');
+  if (txn.inputs.length !== 0) throw new RuleError('RuleErrorBlockRewardTxnNotAllowedToHaveInputs', `${txn.inputs.length} inputs`);
+  if (txn.outputs.length !== 1) throw new RuleError('RuleErrorBlockRewardTxnMustHaveOneOutput', `${txn.outputs.length} outputs`);
+  if (txn.signature.length !== 0) throw new RuleError('RuleErrorBlockRewardTxnNotAllowedToHaveSignature', 'the block reward is signed');
+  if (txn.metadata.length > maxExtraDataBytes) throw new RuleError('RuleErrorBlockRewardExtraDataTooLong', `${txn.metadata.length} bytes of extra data`);
+  const out = txn.outputs[0]!;
+  if (out.amountNanos > maxAllowedNanos) {
+    throw new RuleError('RuleErrorBlockRewardExceedsMaxAllowed', `reward output ${out.amountNanos} nanos is over the ${maxAllowedNanos} nanos of reward and fees`);
+  }
+  setBalance(view, out.publicKey, (await getBalance(view, out.publicKey)) + out.amountNanos);
+}

@@ -1,0 +1,45 @@
+/**
+ * Store keys of chain state, in one place. Public keys and hashes appear as lower-case hex.
+ * @module
+ */
+const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+
+export const chainKeys = {
+  /** bigint nanos of the native coin held by a public key. */
+  balance: (pk33: Uint8Array): string => `chain:bal:${hex(pk33)}`,
+  /** A used (public key, nonce): replay protection of the balance model. */
+  nonce: (pk33: Uint8Array, expiration: bigint, partialId: bigint): string => `chain:nonce:${hex(pk33)}:${expiration}:${partialId}`,
+  /** The main chain's tip (TipRecord). */
+  tip: 'chain:tip',
+  /** A stored block (BlockRecord) by its hash. */
+  block: (hashHex: string): string => `chain:block:${hashHex}`,
+  /** Main-chain block hash at a height. */
+  hashAtHeight: (height: bigint): string => `chain:height:${height.toString().padStart(12, '0')}`,
+  /** Where a mined transaction is (TxnLocation). */
+  txn: (hashHex: string): string => `chain:txn:${hashHex}`,
+};
+
+export interface TipRecord {
+  hashHex: string;
+  height: bigint;
+  tstampSecs: bigint;
+  /** The tip block's own difficulty target, 32 bytes big-endian, hex. */
+  targetHex: string;
+}
+
+export interface BlockRecord {
+  /** 100-byte v1 header. */
+  header: Uint8Array;
+  /** Signed transaction bytes, block reward first. */
+  txns: Uint8Array[];
+  height: bigint;
+  targetHex: string;
+  /** Whether the block is on the main chain. */
+  mainChain: boolean;
+}
+
+export interface TxnLocation {
+  blockHashHex: string;
+  height: bigint;
+  index: number;
+}

@@ -1,0 +1,120 @@
+/**
+ * The write path (reference node-api.md §4): construct an unsigned transaction, then submit it
+ * signed. Construction routes answer the reference's fields; `submit-transaction` validates
+ * against the tip plus the mempool and answers the final transaction hash.
+ */
+import type { AppDeps } from '../app.js';
+import { constructTxn } from '../chain/construct.js';
+import { txnJson } from '../chain/json.js';
+import { decodeTxn, hashToSign, withSignature } from '../chain/txn/envelope.js';
+import { encodeBase58Check } from '../keys/base58check.js';
+import { badRequest } from '../http/errors.js';
+import { json, route, type Route } from '../http/route.js';
+import { v } from '../http/schema.js';
+import { decodePublicKey, type Network } from '../keys/index.js';
+import { sha256d } from '../../wasm/hash.js';
+
+const PREFIX: Record<Network, number[]> = { mainnet: [0xcd, 0x14, 0x00], testnet: [0x11, 0xc2, 0x00] };
+const HEX = /^(?:[0-9a-fA-F]{2})*$/;
+/** Reference: a fee rate above this is refused as a mistake. */
+const MAX_FEE_RATE_NANOS_PER_KB = 100_000_000n;
+
+export const submitTransactionBody = v.object({
+  TransactionHex: v.optional(v.string({ maxLength: 400_000 })),
+  UnsignedTransactionHex: v.optional(v.string({ maxLength: 400_000 })),
+  TransactionSignatureHex: v.optional(v.string({ maxLength: 200 })),
+});
+
+export const sendDesoBody = v.object({
+  SenderPublicKeyBase58Check: v.publicKey(),
+  RecipientPublicKeyOrUsername: v.string({ maxLength: 100 }),
+  AmountNanos: v.int(-(2 ** 53), 2 ** 53),
+  MinFeeRateNanosPerKB: v.optional(v.uint64(), 0n),
+});
+
+function hexBytes(s: string, what: string): Uint8Array {
+  if (!HEX.test(s) || s.length === 0) throw badRequest(`SubmitTransactionRequest: Problem deserializing ${what} hex: expected an even number of hex digits`);
+  return new Uint8Array(Buffer.from(s, 'hex'));
+}
+
+export function transactionRoutes(deps: AppDeps): Route[] {
+  const network = deps.config.network;
+  const idBase58 = (hash32: Uint8Array): string => encodeBase58Check(PREFIX[network], hash32);
+  return [
+    route({
+      method: 'POST',
+      path: '/submit-transaction',
+      summary: 'Submit a signed transaction to the mempool; answers its hash (reference §4.3)',
+      body: submitTransactionBody,
+      async handle({ body }) {
+        let bytes: Uint8Array;
+        if (body.TransactionHex !== undefined && body.UnsignedTransactionHex !== undefined) {
+          throw badRequest('SubmitTransactionRequest: Cannot submit both TransactionHex and UnsignedTransactionHex. You must pick one or the other.');
+        }
+        if (body.UnsignedTransactionHex !== undefined) {
+          if (body.TransactionSignatureHex === undefined) throw badRequest('SubmitTransactionRequest: Must provide TransactionSignatureHex when submitting UnsignedTransactionHex.');
+          bytes = withSignature(hexBytes(body.UnsignedTransactionHex, 'unsigned transaction'), hexBytes(body.TransactionSignatureHex, 'signature'));
+        } else if (body.TransactionHex !== undefined) {
+          bytes = hexBytes(body.TransactionHex, 'transaction');
+        } else {
+          throw badRequest('SubmitTransactionRequest: TransactionHex is required');
+        }
+        const txn = decodeTxn(bytes);
+        if (txn.v1 && (txn.v1.feeNanos * 1000n) / BigInt(bytes.length) > MAX_FEE_RATE_NANOS_PER_KB) {
+          throw badRequest('SubmitTransactionRequest: Transaction fee rate too high');
+        }
+        const r = await deps.chain.submitTransaction(bytes);
+        return json({
+          Transaction: txnJson(r.txn),
+          TxnHashHex: r.hashHex,
+          TransactionIDBase58Check: idBase58(new Uint8Array(Buffer.from(r.hashHex, 'hex'))),
+          PostEntryResponse: null,
+        });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/send-deso',
+      summary: 'Construct a native-coin transfer (reference §4.2); sign and submit it',
+      body: sendDesoBody,
+      async handle({ body }) {
+        const recipient = body.RecipientPublicKeyOrUsername;
+        // Usernames arrive with profiles (UPDATE_PROFILE); until then only keys are recipients.
+        if (!recipient.startsWith(network === 'mainnet' ? 'BC1' : 'tBC')) throw badRequest(`SendDeSo: Profile with username ${recipient} does not exist`);
+        const recipientKey = decodePublicKey(recipient, network, 'RecipientPublicKeyOrUsername');
+        const tip = await deps.chain.tip();
+        const params = deps.chain.params;
+        const common = {
+          publicKey: body.SenderPublicKeyBase58Check.bytes,
+          metadata: { type: 'BASIC_TRANSFER' } as const,
+          minFeeRateNanosPerKB: body.MinFeeRateNanosPerKB,
+          networkMinFeeRateNanosPerKB: BigInt(params.minNetworkFeeNanosPerKB),
+          tipHeight: tip.height,
+          maxNonceExpirationBlockHeightOffset: BigInt(params.maxNonceExpirationBlockHeightOffset),
+        };
+        let amount: bigint;
+        if (body.AmountNanos < 0) {
+          // "Send max": everything but the fee of the transaction that sends it.
+          const balance = await deps.chain.balance(body.SenderPublicKeyBase58Check.bytes);
+          const probe = constructTxn({ ...common, outputs: [{ publicKey: recipientKey, amountNanos: balance }] });
+          amount = balance - probe.feeNanos;
+          if (amount <= 0n) throw badRequest(`SendDeSo: balance ${balance} nanos does not cover the fee of ${probe.feeNanos} nanos`);
+        } else {
+          amount = BigInt(body.AmountNanos);
+        }
+        const c = constructTxn({ ...common, outputs: [{ publicKey: recipientKey, amountNanos: amount }] });
+        const unsignedHash = hashToSign(c.bytes);
+        return json({
+          TotalInputNanos: amount + c.feeNanos,
+          SpendAmountNanos: amount,
+          ChangeAmountNanos: 0,
+          FeeNanos: c.feeNanos,
+          TransactionIDBase58Check: idBase58(unsignedHash),
+          Transaction: txnJson(c.fields),
+          TransactionHex: Buffer.from(c.bytes).toString('hex'),
+          TxnHashHex: Buffer.from(sha256d(c.bytes)).toString('hex'),
+        });
+      },
+    }),
+  ];
+}
