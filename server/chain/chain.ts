@@ -285,7 +285,9 @@ export class Chain {
     const headers: Uint8Array[] = [];
     const extraNonces: bigint[] = [];
     for (let i = 0; i < numHeaders; i++) {
-      const extraNonce = randomU64();
+      // Below 2^53: the value travels as a JSON number, and JavaScript miners would round a
+      // full 64-bit one (then their block's merkle root never matches).
+      const extraNonce = randomU64() >> 11n;
       const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, height, fees));
       headers.push(encodeHeader(this.headerFor(record, reward)));
       extraNonces.push(extraNonce);

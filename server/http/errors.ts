@@ -3,6 +3,9 @@ import { isPoolError } from '../crypto/errors.js';
 import { isKeyError } from '../keys/index.js';
 import { isStoreError } from '../store/types.js';
 import { TxnDecodeError } from '../chain/txn/errors.js';
+import { RuleError } from '../chain/rules/errors.js';
+import { ChainRequestError } from '../chain/chain.js';
+import { BlockError } from '../chain/block/errors.js';
 import { IdentityError, IdentityRequestError } from '../identity/errors.js';
 import { MessageRequestError } from '../identity/messages.js';
 import { SignTxnError } from '../identity/signTxn.js';
@@ -53,7 +56,10 @@ export function toErrorReply(err: unknown, log: Logger): ErrorReply {
     err instanceof IdentityRequestError ||
     err instanceof MessageRequestError ||
     err instanceof TxnDecodeError ||
-    (err instanceof SignTxnError && err.code === 'ALREADY_SIGNED')
+    (err instanceof SignTxnError && err.code === 'ALREADY_SIGNED') ||
+    err instanceof RuleError ||
+    err instanceof ChainRequestError ||
+    err instanceof BlockError
   ) {
     // Their messages are written for clients and never carry key material (see each module).
     return { status: 400, message: err.message, headers: {} };

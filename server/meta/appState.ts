@@ -30,9 +30,14 @@ export interface AppState {
   DiamondLevelMap: Readonly<Record<string, number>>;
   HasPaymentProviderIntegration: boolean;
   Password: string;
+  /**
+   * The tip's height. Not in the spec's list, but the reference node serves it and the SDK's
+   * local transaction construction reads it for nonces (identity-and-crypto.md §6.1).
+   */
+  BlockHeight: number;
 }
 
-export function appState(config: Config): AppState {
+export function appState(config: Config, blockHeight: number): AppState {
   return {
     AnalyticsKey: config.analyticsKey,
     AnalyticsDomain: config.analyticsDomain,
@@ -50,5 +55,6 @@ export function appState(config: Config): AppState {
     // The old reference echoed a password cookie here for analytics; this node keeps no such
     // cookie, so the field is always empty and exists only for shape compatibility.
     Password: '',
+    BlockHeight: blockHeight,
   };
 }

@@ -35,7 +35,7 @@ export function metaRoutes(deps: AppDeps): Route[] {
       path: '/get-app-state',
       summary: 'Node parameters for frontends (spec §2.9)',
       body: getAppStateBody,
-      handle: () => json(appState(deps.config)),
+      handle: async () => json(appState(deps.config, Number((await deps.chain.tip()).height))),
     }),
   ];
 }

@@ -7,6 +7,8 @@ import type { AppDeps } from '../app.js';
 import { constructTxn } from '../chain/construct.js';
 import { txnJson } from '../chain/json.js';
 import { decodeTxn, hashToSign, withSignature } from '../chain/txn/envelope.js';
+import { TxnDecodeError } from '../chain/txn/errors.js';
+import { RuleError } from '../chain/rules/errors.js';
 import { encodeBase58Check } from '../keys/base58check.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
@@ -59,11 +61,23 @@ export function transactionRoutes(deps: AppDeps): Route[] {
         } else {
           throw badRequest('SubmitTransactionRequest: TransactionHex is required');
         }
-        const txn = decodeTxn(bytes);
+        let txn;
+        try {
+          txn = decodeTxn(bytes);
+        } catch (e) {
+          if (e instanceof TxnDecodeError) throw badRequest(`SubmitTransactionRequest: Problem deserializing transaction from bytes: ${e.message}`);
+          throw e;
+        }
         if (txn.v1 && (txn.v1.feeNanos * 1000n) / BigInt(bytes.length) > MAX_FEE_RATE_NANOS_PER_KB) {
           throw badRequest('SubmitTransactionRequest: Transaction fee rate too high');
         }
-        const r = await deps.chain.submitTransaction(bytes);
+        let r;
+        try {
+          r = await deps.chain.submitTransaction(bytes);
+        } catch (e) {
+          if (e instanceof RuleError) throw badRequest(`SubmitTransaction: Problem processing transaction: ${e.message}`);
+          throw e;
+        }
         return json({
           Transaction: txnJson(r.txn),
           TxnHashHex: r.hashHex,

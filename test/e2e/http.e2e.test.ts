@@ -177,7 +177,7 @@ describe('POST /api/v0/get-app-state', () => {
     assert.equal(r.status, 200);
     const s = r.json as Record<string, unknown>;
     assert.deepEqual(Object.keys(s).sort(), [
-      'AnalyticsDomain', 'AnalyticsKey', 'CompProfileCreation', 'CreateProfileFeeNanos', 'DiamondLevelMap',
+      'AnalyticsDomain', 'AnalyticsKey', 'BlockHeight', 'CompProfileCreation', 'CreateProfileFeeNanos', 'DiamondLevelMap',
       'HasPaymentProviderIntegration', 'HasSmsProviderAPIKey', 'HasStarterNativeSeed', 'IsTestnet',
       'MinSatoshisBurnedForProfileCreation', 'Password', 'ShowProcessingSpinners', 'SupportEmail',
     ]);
@@ -187,6 +187,7 @@ describe('POST /api/v0/get-app-state', () => {
     assert.equal(s.HasStarterNativeSeed, false);
     assert.equal(s.MinSatoshisBurnedForProfileCreation, 50000);
     assert.equal(s.Password, '');
+    assert.equal(typeof s.BlockHeight, 'number', 'the tip height, as the SDK reads it');
     const levels = s.DiamondLevelMap as Record<string, number>;
     assert.deepEqual(Object.keys(levels), ['1', '2', '3', '4', '5', '6', '7', '8']);
     const values = Object.values(levels);
