@@ -113,3 +113,45 @@ describe('uvarint', () => {
     assert.throws(() => encodeUvarint(1n << 64n), /uvarint expected/);
   });
 });
+
+describe('encodeTxn', () => {
+  it('re-encodes every SDK transaction byte for byte (unsigned and signed)', async () => {
+    const { encodeTxn } = await import('../../server/chain/txn/envelope.js');
+    for (const v of TXNS) {
+      for (const hex of [v.unsignedTxHex, v.signedTxHex]) {
+        const { signatureField: _s, ...fields } = decodeTxn(hexToBytes(hex));
+        assert.equal(bytesToHex(encodeTxn(fields)), hex, v.description);
+      }
+    }
+  });
+
+  it('writes ExtraData in ascending byte order whatever order it is given', async () => {
+    const { encodeTxn } = await import('../../server/chain/txn/envelope.js');
+    const { signatureField: _s, ...fields } = decodeTxn(hexToBytes(TXNS[0]!.unsignedTxHex));
+    const keys = ['note', 'z', 'DiamondLevel', 'Zeta', 'app'];
+    const bytes = encodeTxn({ ...fields, extraData: keys.map((k) => [new TextEncoder().encode(k), Uint8Array.of(1)]) });
+    const order = decodeTxn(bytes).extraData.map(([k]) => new TextDecoder().decode(k));
+    assert.deepEqual(order, ['DiamondLevel', 'Zeta', 'app', 'note', 'z']);
+  });
+});
+
+describe('decodeTxn refuses other spellings of the same transaction', () => {
+  it('a non-minimal uvarint (core re-encodes minimally before hashing, so it could never verify)', () => {
+    const bytes = hexToBytes(TXNS[0]!.unsignedTxHex);
+    // The first byte is the inputs count 0x00; spell it 0x80 0x00.
+    assertMalformed(Uint8Array.from([0x80, 0x00, ...bytes.subarray(1)]), /not minimally encoded/);
+    const r = new Reader(Uint8Array.of(0xff, 0x00));
+    assert.throws(() => r.uvarint('x'), /not minimally encoded/);
+    assert.equal(new Reader(Uint8Array.of(0x00)).uvarint('zero'), 0n, 'a lone 0x00 is zero');
+  });
+
+  it('ExtraData keys out of byte order (the SDK local-construction order of the vectors)', () => {
+    const ordering = readSharedVectors<{ extraDataOrdering: { encodedHex: string } }>('sdk-vectors.json').extraDataOrdering;
+    const u = hexToBytes(TXNS[0]!.unsignedTxHex);
+    const t = decodeTxn(u);
+    // Splice the SDK-ordered ExtraData block in place of the txn's empty one (a single 00 byte).
+    const extraStart = t.signatureField.start - 1;
+    const spliced = Uint8Array.from([...u.subarray(0, extraStart), ...hexToBytes(ordering.encodedHex), ...u.subarray(extraStart + 1)]);
+    assertMalformed(spliced, /ascending byte order/);
+  });
+});

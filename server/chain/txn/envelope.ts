@@ -78,6 +78,12 @@ export function decodeTxn(bytes: Uint8Array): TxnEnvelope {
     const key = r.varBytes(`extra data key ${i}`);
     const value = r.varBytes(`extra data value ${i}`);
     if (extraData.some(([k]) => compareBytes(k, key) === 0)) throw new TxnDecodeError(`extra data: duplicate key ${Buffer.from(key).toString('latin1').slice(0, 64)}`);
+    // Core writes keys in ascending byte order and hashes its own re-serialization, so any
+    // other order can never carry a valid signature (the SDK's string sort can produce one).
+    const prev = extraData[extraData.length - 1];
+    if (prev !== undefined && compareBytes(prev[0], key) > 0) {
+      throw new TxnDecodeError('extra data: keys must be in ascending byte order (as core serializes them)');
+    }
     extraData.push([key, value]);
   }
   const sigStart = r.pos;

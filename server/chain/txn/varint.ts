@@ -36,7 +36,12 @@ export class Reader {
       // The tenth byte may only carry the top bit of a 64-bit value (Go: "varint overflows a 64-bit integer").
       if (i === 9 && b > 1) throw new TxnDecodeError(`${what}: uvarint overflows 64 bits`);
       result |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) return result;
+      if (b < 0x80) {
+        // A final 0x00 after other bytes adds nothing: another spelling of a shorter varint.
+        // Core re-serializes what it parses before hashing, so such bytes can never verify.
+        if (b === 0 && i > 0) throw new TxnDecodeError(`${what}: uvarint is not minimally encoded`);
+        return result;
+      }
       shift += 7n;
     }
     throw new TxnDecodeError(`${what}: uvarint overflows 64 bits`);
