@@ -29,6 +29,8 @@ import { RuleError } from './rules/errors.js';
 import { checkSignatures, type DerivedKeysOf } from './rules/signatures.js';
 import { chainKeys, type BlockRecord, type TipRecord } from './state/keys.js';
 import { StateView } from './state/view.js';
+import { randomU64 } from './random.js';
+import { toHex } from '../hex.js';
 
 /** Pub/sub channels: a new tip, a changed mempool. */
 export const CHANNEL_TIP = 'chain:tip';
@@ -47,6 +49,21 @@ const templateKey = (blockId: string): string => `chain:template:${blockId}`;
 interface MempoolEntry {
   bytes: Uint8Array;
   addedAtMs: number;
+}
+
+interface MempoolTxn {
+  hashHex: string;
+  bytes: Uint8Array;
+  addedAtMs: number;
+}
+
+interface MempoolReplay {
+  tip: TipRecord;
+  height: bigint;
+  view: StateView;
+  accepted: MempoolTxn[];
+  feesNanos: bigint;
+  failures: Array<{ entry: MempoolTxn; error: unknown }>;
 }
 
 interface TemplateRecord {
@@ -104,7 +121,7 @@ export class ChainRequestError extends Error {
   override readonly name = 'ChainRequestError';
 }
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+const hex = toHex;
 const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
 export class Chain {
@@ -201,7 +218,7 @@ export class Chain {
     for (let attempt = 0; attempt < 8; attempt++) {
       const [existing, mined, version] = await this.store.getMany<unknown>([mempoolTxnKey(hashHex), chainKeys.txn(hashHex), MEMPOOL_VERSION]);
       if (existing !== undefined || mined !== undefined) throw new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined ? 'mined' : 'in the mempool'}`);
-      const { view, height } = await this.mempoolView();
+      const { view, height } = await this.replayMempool();
       await connectTransaction(view, txn, bytes.length, { height, rules: this.rules });
       const addedAtMs = this.now();
       const entry: MempoolEntry = { bytes, addedAtMs };
@@ -222,30 +239,40 @@ export class Chain {
   }
 
   /** Mempool transactions in arrival order. */
-  async mempool(): Promise<Array<{ hashHex: string; bytes: Uint8Array; addedAtMs: number }>> {
+  async mempool(): Promise<MempoolTxn[]> {
     const members = await this.store.indexRange(MEMPOOL_ORDER);
     const hashes = members.map((m) => m.slice(m.indexOf(':') + 1));
     const entries = await this.store.getMany<MempoolEntry>(hashes.map(mempoolTxnKey));
-    const out: Array<{ hashHex: string; bytes: Uint8Array; addedAtMs: number }> = [];
+    const out: MempoolTxn[] = [];
     entries.forEach((e, i) => {
       if (e) out.push({ hashHex: hashes[i]!, bytes: e.bytes, addedAtMs: e.addedAtMs });
     });
     return out;
   }
 
-  /** State at the tip with every mempool transaction that still connects applied, for height tip+1. */
-  private async mempoolView(): Promise<{ view: StateView; height: bigint }> {
+  /**
+   * Replays the mempool on the tip, for a block at height tip+1: the state with every
+   * transaction that still connects applied (in arrival order, up to `maxBytes` of them), those
+   * transactions and their fees, and the ones that failed with why.
+   */
+  private async replayMempool(maxBytes = Infinity): Promise<MempoolReplay> {
     const tip = await this.tip();
     const height = tip.height + 1n;
     const view = StateView.over(this.store);
+    const replay: MempoolReplay = { tip, height, view, accepted: [], feesNanos: 0n, failures: [] };
+    let size = 0;
     for (const m of await this.mempool()) {
+      if (size + m.bytes.length > maxBytes) break;
       try {
-        await connectTransaction(view, decodeTxn(m.bytes), m.bytes.length, { height, rules: this.rules });
-      } catch {
-        // A mempool transaction that no longer connects is dropped at the next block.
+        const r = await connectTransaction(view, decodeTxn(m.bytes), m.bytes.length, { height, rules: this.rules });
+        replay.accepted.push(m);
+        replay.feesNanos += r.feeNanos;
+        size += m.bytes.length;
+      } catch (error) {
+        replay.failures.push({ entry: m, error });
       }
     }
-    return { view, height };
+    return replay;
   }
 
   // --- templates ----------------------------------------------------------------------------
@@ -255,24 +282,10 @@ export class Chain {
    * `numHeaders` headers each with its own extra nonce (reference §5.6).
    */
   async blockTemplate(rewardPk33: Uint8Array, numHeaders: number): Promise<BlockTemplate> {
-    const tip = await this.tip();
-    const height = tip.height + 1n;
-    const view = StateView.over(this.store);
-    const txns: Uint8Array[] = [];
-    let fees = 0n;
-    let size = 0;
-    let failing: { hashHex: string; error: string; addedAtMs: number } | null = null;
-    for (const m of await this.mempool()) {
-      if (size + m.bytes.length > this.params.minerMaxBlockSizeBytes) break;
-      try {
-        const r = await connectTransaction(view, decodeTxn(m.bytes), m.bytes.length, { height, rules: this.rules });
-        txns.push(m.bytes);
-        fees += r.feeNanos;
-        size += m.bytes.length;
-      } catch (e) {
-        failing ??= { hashHex: m.hashHex, error: (e as Error).message, addedAtMs: m.addedAtMs };
-      }
-    }
+    const { tip, height, accepted, feesNanos: fees, failures } = await this.replayMempool(this.params.minerMaxBlockSizeBytes);
+    const txns = accepted.map((m) => m.bytes);
+    const first = failures[0];
+    const failing = first ? { hashHex: first.entry.hashHex, error: (first.error as Error).message, addedAtMs: first.entry.addedAtMs } : null;
     const nowSecs = BigInt(Math.floor(this.now() / 1000));
     const tstampSecs = nowSecs > tip.tstampSecs ? nowSecs : tip.tstampSecs + 1n;
     const target = await this.targetAfter(tip);
@@ -395,23 +408,16 @@ export class Chain {
     }
     this.log.info({ height: Number(header.height), hash: hashHex, txns: txnBytes.length - 1 }, 'block connected');
     await this.store.publish(CHANNEL_TIP, { hashHex, height: header.height.toString() });
-    await this.pruneMempool(newTip);
+    await this.pruneMempool();
     return { isMainChain: true, isOrphan: false, hashHex };
   }
 
   /** Drops mempool transactions that can never connect again (nonce expired or reused). */
-  private async pruneMempool(tip: TipRecord): Promise<void> {
-    const height = tip.height + 1n;
-    const dead: string[] = [];
-    const view = StateView.over(this.store);
-    for (const m of await this.mempool()) {
-      try {
-        await connectTransaction(view, decodeTxn(m.bytes), m.bytes.length, { height, rules: this.rules });
-      } catch (e) {
-        if (e instanceof RuleError && ['RuleErrorNonceExpired', 'RuleErrorReusedNonce'].includes(e.code)) dead.push(m.hashHex);
-        else if (e instanceof TxnDecodeError) dead.push(m.hashHex);
-      }
-    }
+  private async pruneMempool(): Promise<void> {
+    const { failures } = await this.replayMempool();
+    const dead = failures
+      .filter(({ error: e }) => (e instanceof RuleError && ['RuleErrorNonceExpired', 'RuleErrorReusedNonce'].includes(e.code)) || e instanceof TxnDecodeError)
+      .map(({ entry }) => entry.hashHex);
     if (dead.length === 0) return;
     const members = (await this.store.indexRange(MEMPOOL_ORDER)).filter((m) => dead.includes(m.slice(m.indexOf(':') + 1)));
     await this.store.commit([...dead.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })), { op: 'indexRemove', key: MEMPOOL_ORDER, members }]);
@@ -461,10 +467,4 @@ function decodeHeaderOr400(bytes: Uint8Array): BlockHeader {
   } catch (e) {
     throw new ChainRequestError(`header: ${(e as Error).message}`);
   }
-}
-
-function randomU64(): bigint {
-  const b = new Uint8Array(8);
-  globalThis.crypto.getRandomValues(b);
-  return new DataView(b.buffer).getBigUint64(0);
 }

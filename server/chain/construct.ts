@@ -4,10 +4,10 @@
  * largest the transaction can become once signed.
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import { encodeTxn, type TxnFields, type TxnOutput } from './txn/envelope.js';
 import type { TxnMetadata } from './txn/metadata.js';
 import { encodeMetadata, TxnType } from './txn/metadata.js';
+import { randomU64 } from './random.js';
 
 /** Bytes a DER signature adds at most (72 + length byte + slack, as the reference's 74). */
 const MAX_SIGNATURE_BYTES = 74;
@@ -62,7 +62,7 @@ export function constructTxn(o: ConstructOptions): Constructed {
       feeNanos: fee,
       // As the reference: tip + 1 + offset − 10, leaving a few blocks for the txn to be mined.
       nonceExpirationBlockHeight: o.tipHeight + 1n + (offset > 10n ? offset - 10n : offset),
-      noncePartialId: new DataView(randomBytes(8).buffer).getBigUint64(0),
+      noncePartialId: randomU64(),
     },
   };
   return { bytes: encodeTxn(fields), fields, feeNanos: fee };

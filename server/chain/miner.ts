@@ -9,12 +9,12 @@
 import type { Logger } from 'pino';
 import type { CryptoService } from '../crypto/service.js';
 import type { Store, Unsubscribe } from '../store/types.js';
+import { HEADER_OFFSETS } from './block/header.js';
 import { CHANNEL_MEMPOOL, CHANNEL_TIP, type Chain } from './chain.js';
+import { randomU64 } from './random.js';
 
 /** Nonces per pool task: small enough that a stale attempt stops within milliseconds. */
 const NONCES_PER_SLICE = 50_000;
-/** Byte offset of the header's u64 nonce (reference §5.5). */
-const NONCE_OFFSET = 84;
 /** Wait after a mempool event before mining, so a burst of transactions lands in one block. */
 const BATCH_DELAY_MS = 20;
 
@@ -112,7 +112,7 @@ export class AutoMiner {
       if (this.stopped || this.tipChanged) return;
       const r = await crypto.mine({ header, startNonce: start, count: NONCES_PER_SLICE, target: t.target });
       if (r.found) {
-        new DataView(header.buffer, header.byteOffset).setBigUint64(NONCE_OFFSET, r.nonce);
+        new DataView(header.buffer, header.byteOffset).setBigUint64(HEADER_OFFSETS.nonce, r.nonce);
         const result = await chain.submitBlock(rewardPublicKey, header, t.extraNonces[0]!, t.blockId);
         if (result.isMainChain) {
           this.blocksMined++;
@@ -123,10 +123,4 @@ export class AutoMiner {
       start = (start + BigInt(NONCES_PER_SLICE)) & 0xffff_ffff_ffff_ffffn;
     }
   }
-}
-
-function randomU64(): bigint {
-  const b = new Uint8Array(8);
-  globalThis.crypto.getRandomValues(b);
-  return new DataView(b.buffer).getBigUint64(0);
 }

@@ -8,7 +8,7 @@
  * @module
  */
 import type { WorkResult } from '../../workers/types.js';
-import { MicroBatcher, type BatcherOptions } from './batcher.js';
+import { createVerifyBatcher, MicroBatcher, type BatcherOptions } from './batcher.js';
 import type { DecryptRequest, EcdhItem, EncryptItem, MineRequest, MineResult, RecoverableSignature, SignItem, VerifyItem } from './pack.js';
 import type { CryptoService } from './service.js';
 
@@ -23,7 +23,7 @@ export class BatchingCrypto implements CryptoService {
     readonly inner: CryptoService,
     opts: Partial<BatcherOptions> = {},
   ) {
-    this.verify = new MicroBatcher((items) => inner.verifySignatures(items), opts);
+    this.verify = createVerifyBatcher(inner, opts);
     this.signer = new MicroBatcher((items) => inner.sign(items), opts);
     this.ecdhBatch = new MicroBatcher((items) => inner.ecdh(items), opts);
     this.encrypt = new MicroBatcher((items) => inner.encryptMessages(items), opts);

@@ -20,6 +20,7 @@
  * @module
  */
 import type { CryptoService } from '../crypto/service.js';
+import { toHex as hex } from '../hex.js';
 import type { DecryptRequest } from '../crypto/pack.js';
 import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { DEFAULT_MESSAGING_KEY_NAME, messagingPrivateKey } from './keys.js';
@@ -370,8 +371,4 @@ function isCiphertextHex(s: string): boolean {
 const decoder = new TextDecoder();
 function utf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
-}
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }

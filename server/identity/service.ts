@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import { sha256d } from '../../wasm/hash.js';
 import { randomBytes } from 'node:crypto';
 import type { CryptoService } from '../crypto/service.js';
+import { toHex as hex } from '../hex.js';
 import { decodeTxn } from '../chain/txn/envelope.js';
 import { isTxnDecodeError } from '../chain/txn/errors.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
@@ -28,7 +29,7 @@ import { bytesEqualConstantTime } from './constantTime.js';
 import { IdentityError, IdentityRequestError } from './errors.js';
 import { response, type IdentityRequest, type IdentityResponse } from './frames.js';
 import { issueJwt } from './jwt.js';
-import { DEFAULT_MESSAGING_KEY_NAME, messagingKeyForSeed, parseSeedHex, seedToKeys } from './keys.js';
+import { DEFAULT_MESSAGING_KEY_NAME, isValidSeed, messagingKeyForSeed, parseSeedHex, seedToKeys } from './keys.js';
 import { decryptMessages, encryptMessage, MessageRequestError, type MessagingSecrets } from './messages.js';
 import { generateMnemonic, mnemonicToPrivateKeyAsync } from './mnemonic.js';
 import type { IdentitySession, SessionStore } from './sessions.js';
@@ -466,22 +467,14 @@ function legacyHexes(v: unknown): unknown {
 function newSeed(): Uint8Array {
   // A uniformly random 32-byte string is a valid key except with probability ~2^-128.
   for (;;) {
-    const s = new Uint8Array(randomBytes(32));
-    try {
-      parseSeedHex(hex(s));
-      return s;
-    } catch {
-      s.fill(0);
-    }
+    const s: Uint8Array = new Uint8Array(randomBytes(32));
+    if (isValidSeed(s)) return s;
+    (s as Uint8Array).fill(0);
   }
 }
 
 function wipeSecrets(secrets: MessagingSecrets, seed: Uint8Array): void {
   // The owner seed is the gate's and wiped there; a derived session's randomness is ours.
   if (secrets.messagingSecret && secrets.messagingSecret !== seed) secrets.messagingSecret.fill(0);
-}
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }
 

@@ -13,5 +13,6 @@ export {
   PRIVATE_KEY_PREFIXES,
   PUBLIC_KEY_LENGTH,
   PUBLIC_KEY_PREFIXES,
+  PUBLIC_KEY_STRING_START,
   type Network,
 } from './publicKey.js';

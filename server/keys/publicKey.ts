@@ -26,7 +26,8 @@ export const PRIVATE_KEY_PREFIXES: Readonly<Record<Network, Prefix>> = Object.fr
   testnet: Object.freeze([0x4f, 0x06, 0x1b] as const),
 });
 
-const PUBLIC_KEY_STRING_START: Readonly<Record<Network, string>> = { mainnet: 'BC1', testnet: 'tBC' };
+/** How a public key string of each network starts. */
+export const PUBLIC_KEY_STRING_START: Readonly<Record<Network, string>> = { mainnet: 'BC1', testnet: 'tBC' };
 const NETWORKS: readonly Network[] = ['mainnet', 'testnet'];
 
 export const PUBLIC_KEY_LENGTH = 33;

@@ -13,10 +13,9 @@ import { encodeBase58Check } from '../keys/base58check.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { decodePublicKey, type Network } from '../keys/index.js';
+import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { sha256d } from '../../wasm/hash.js';
 
-const PREFIX: Record<Network, number[]> = { mainnet: [0xcd, 0x14, 0x00], testnet: [0x11, 0xc2, 0x00] };
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 /** Reference: a fee rate above this is refused as a mistake. */
 const MAX_FEE_RATE_NANOS_PER_KB = 100_000_000n;
@@ -41,7 +40,7 @@ function hexBytes(s: string, what: string): Uint8Array {
 
 export function transactionRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
-  const idBase58 = (hash32: Uint8Array): string => encodeBase58Check(PREFIX[network], hash32);
+  const idBase58 = (hash32: Uint8Array): string => encodeBase58Check(PUBLIC_KEY_PREFIXES[network], hash32);
   return [
     route({
       method: 'POST',
@@ -94,7 +93,7 @@ export function transactionRoutes(deps: AppDeps): Route[] {
       async handle({ body }) {
         const recipient = body.RecipientPublicKeyOrUsername;
         // Usernames arrive with profiles (UPDATE_PROFILE); until then only keys are recipients.
-        if (!recipient.startsWith(network === 'mainnet' ? 'BC1' : 'tBC')) throw badRequest(`SendDeSo: Profile with username ${recipient} does not exist`);
+        if (!recipient.startsWith(PUBLIC_KEY_STRING_START[network])) throw badRequest(`SendDeSo: Profile with username ${recipient} does not exist`);
         const recipientKey = decodePublicKey(recipient, network, 'RecipientPublicKeyOrUsername');
         const tip = await deps.chain.tip();
         const params = deps.chain.params;

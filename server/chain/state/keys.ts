@@ -2,7 +2,7 @@
  * Store keys of chain state, in one place. Public keys and hashes appear as lower-case hex.
  * @module
  */
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+import { toHex as hex } from '../../hex.js';
 
 export const chainKeys = {
   /** bigint nanos of the native coin held by a public key. */
