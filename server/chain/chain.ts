@@ -24,7 +24,7 @@ import { decodeTxn, encodeTxn, txnHash, type TxnEnvelope } from './txn/envelope.
 import { TxnDecodeError } from './txn/errors.js';
 import { encodeMetadata, TxnType } from './txn/metadata.js';
 import { encodeUvarint } from './txn/varint.js';
-import { connectBlockReward, connectTransaction, type ConnectRules } from './rules/connect.js';
+import { connectBlockReward, connectTransaction, type ConnectContext, type ConnectRules } from './rules/connect.js';
 import { RuleError } from './rules/errors.js';
 import { checkSignatures, type DerivedKeysOf } from './rules/signatures.js';
 import { chainKeys, type BlockRecord, type TipRecord } from './state/keys.js';
@@ -49,12 +49,12 @@ const templateKey = (blockId: string): string => `chain:template:${blockId}`;
 interface MempoolEntry {
   bytes: Uint8Array;
   addedAtMs: number;
+  /** The key whose signature verified at admission (owner or derived key). */
+  signer: Uint8Array;
 }
 
-interface MempoolTxn {
+interface MempoolTxn extends MempoolEntry {
   hashHex: string;
-  bytes: Uint8Array;
-  addedAtMs: number;
 }
 
 interface MempoolReplay {
@@ -148,6 +148,18 @@ export class Chain {
     };
   }
 
+  private context(height: bigint): ConnectContext {
+    return { height, rules: this.rules, crypto: this.crypto };
+  }
+
+  /**
+   * A view of the state the next block would build on: the tip plus every mempool transaction
+   * that still connects. Read routes that should show unmined writes read through it.
+   */
+  async pendingView(): Promise<StateView> {
+    return (await this.replayMempool()).view;
+  }
+
   // --- genesis and tip ----------------------------------------------------------------------
 
   /** Writes the dev chain's genesis block unless the store already holds a chain. */
@@ -212,16 +224,17 @@ export class Chain {
     const txn = decodeTxn(bytes);
     const hashHex = hex(txnHash(bytes));
     if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
-    const [sigError] = await checkSignatures(this.crypto, [{ bytes, txn }], this.derivedKeysOf);
-    if (sigError) throw sigError;
+    const [verdict] = await checkSignatures(this.crypto, [{ bytes, txn }], this.derivedKeysOf);
+    if (verdict!.error) throw verdict!.error;
+    const signer = verdict!.signer;
 
     for (let attempt = 0; attempt < 8; attempt++) {
       const [existing, mined, version] = await this.store.getMany<unknown>([mempoolTxnKey(hashHex), chainKeys.txn(hashHex), MEMPOOL_VERSION]);
       if (existing !== undefined || mined !== undefined) throw new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined ? 'mined' : 'in the mempool'}`);
       const { view, height } = await this.replayMempool();
-      await connectTransaction(view, txn, bytes.length, { height, rules: this.rules });
+      await connectTransaction(view, txn, { hash: txnHash(bytes), size: bytes.length, signer }, this.context(height));
       const addedAtMs = this.now();
-      const entry: MempoolEntry = { bytes, addedAtMs };
+      const entry: MempoolEntry = { bytes, addedAtMs, signer };
       const ok = await this.store.commit(
         [
           { op: 'set', key: mempoolTxnKey(hashHex), value: entry },
@@ -245,7 +258,7 @@ export class Chain {
     const entries = await this.store.getMany<MempoolEntry>(hashes.map(mempoolTxnKey));
     const out: MempoolTxn[] = [];
     entries.forEach((e, i) => {
-      if (e) out.push({ hashHex: hashes[i]!, bytes: e.bytes, addedAtMs: e.addedAtMs });
+      if (e) out.push({ hashHex: hashes[i]!, ...e });
     });
     return out;
   }
@@ -264,7 +277,8 @@ export class Chain {
     for (const m of await this.mempool()) {
       if (size + m.bytes.length > maxBytes) break;
       try {
-        const r = await connectTransaction(view, decodeTxn(m.bytes), m.bytes.length, { height, rules: this.rules });
+        const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
+        const r = await connectTransaction(view, decodeTxn(m.bytes), info, this.context(height));
         replay.accepted.push(m);
         replay.feesNanos += r.feeNanos;
         size += m.bytes.length;
@@ -367,13 +381,16 @@ export class Chain {
     if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
 
     const txns = txnBytes.map((bytes) => ({ bytes, txn: decodeTxn(bytes) }));
-    const sigErrors = await checkSignatures(this.crypto, txns.slice(1), this.derivedKeysOf);
-    const bad = sigErrors.find((e) => e !== null);
-    if (bad) throw bad;
+    const verdicts = await checkSignatures(this.crypto, txns.slice(1), this.derivedKeysOf);
+    const bad = verdicts.find((v) => v.error !== null);
+    if (bad) throw bad.error;
 
     const view = StateView.over(this.store);
+    const ctx = this.context(header.height);
     let fees = 0n;
-    for (const { bytes, txn } of txns.slice(1)) fees += (await connectTransaction(view, txn, bytes.length, { height: header.height, rules: this.rules })).feeNanos;
+    for (const [i, { bytes, txn }] of txns.slice(1).entries()) {
+      fees += (await connectTransaction(view, txn, { hash: hashes[i + 1]!, size: bytes.length, signer: verdicts[i]!.signer }, ctx)).feeNanos;
+    }
     await connectBlockReward(view, txns[0]!.txn, blockRewardNanos(header.height, this.params) + fees, this.params.maxBlockRewardExtraDataBytes);
 
     const tip = await this.tip();

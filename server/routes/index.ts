@@ -1,12 +1,32 @@
 /** Every API area's route table; the router mounts them all under /api/v0 and bare. */
 import type { AppDeps } from '../app.js';
 import type { Route } from '../http/route.js';
+import { accessGroupRoutes } from './accessGroups.js';
+import { creatorCoinRoutes } from './creatorCoins.js';
+import { daoCoinRoutes } from './daoCoins.js';
+import { derivedKeyRoutes } from './derivedKeys.js';
 import { identityRoutes } from './identity.js';
+import { messageRoutes } from './messages.js';
 import { metaRoutes } from './meta.js';
 import { minerRoutes } from './miner.js';
-import { transactionRoutes } from './transactions.js';
 import { nodeRoutes } from './node.js';
+import { postRoutes } from './posts.js';
+import { profileRoutes } from './profiles.js';
+import { transactionRoutes } from './transactions.js';
 
 export function allRoutes(deps: AppDeps): Route[][] {
-  return [nodeRoutes(deps), metaRoutes(deps), identityRoutes(deps), minerRoutes(deps), transactionRoutes(deps)];
+  return [
+    nodeRoutes(deps),
+    metaRoutes(deps),
+    identityRoutes(deps),
+    minerRoutes(deps),
+    transactionRoutes(deps),
+    profileRoutes(deps),
+    postRoutes(deps),
+    creatorCoinRoutes(deps),
+    derivedKeyRoutes(deps),
+    daoCoinRoutes(deps),
+    accessGroupRoutes(deps),
+    messageRoutes(deps),
+  ];
 }

@@ -9,11 +9,18 @@
  * Signatures are checked before this, in the crypto pool (signatures.ts).
  * @module
  */
+import type { CryptoService } from '../../crypto/service.js';
 import type { TxnEnvelope } from '../txn/envelope.js';
 import { TxnType } from '../txn/metadata.js';
+import { getBalance, setBalance } from '../state/balances.js';
 import { chainKeys } from '../state/keys.js';
 import type { StateView } from '../state/view.js';
+import { checkDerivedKeySigner } from './derivedKeys.js';
 import { RuleError } from './errors.js';
+import { TxnDecodeError } from '../txn/errors.js';
+import { TYPE_HANDLERS } from './handlers.js';
+
+export { getBalance, setBalance };
 
 /** The rule parameters connect needs (a slice of ChainParams). */
 export interface ConnectRules {
@@ -26,43 +33,42 @@ export interface ConnectRules {
 /** Largest native amount one output may carry (core MaxNanos-style bound, 3e16). */
 export const MAX_OUTPUT_NANOS = 30_000_000_000_000_000n;
 
+/** What every transaction of one block (or of the mempool's next block) shares. */
 export interface ConnectContext {
   /** Height of the block the transaction is (to be) mined in. */
   height: bigint;
   rules: ConnectRules;
+  /** For rules that check signatures inside metadata (derived-key access signatures). */
+  crypto: CryptoService;
+}
+
+/** Facts about one signed transaction, known before it connects. */
+export interface TxnInfo {
+  /** Final transaction hash (sha256d of the signed bytes): post hashes, order ids. */
+  hash: Uint8Array;
+  /** Bytes of the signed transaction (for the fee rate). */
+  size: number;
+  /** The key whose signature verified: the transaction's public key, or a derived key of it. */
+  signer: Uint8Array;
 }
 
 export interface Connected {
   feeNanos: bigint;
 }
 
-export type TypeHandler = (view: StateView, txn: TxnEnvelope, ctx: ConnectContext) => Promise<void>;
-
-/** Per-type effects beyond fee, outputs and nonce. */
-export const TYPE_HANDLERS = new Map<number, TypeHandler>([
-  [
-    TxnType.BASIC_TRANSFER,
-    async (_view, txn) => {
-      if (txn.metadata.length !== 0) throw new RuleError('RuleErrorBasicTransferMetadataNotEmpty', `metadata has ${txn.metadata.length} bytes`);
-    },
-  ],
-]);
-
-export async function getBalance(view: StateView, pk33: Uint8Array): Promise<bigint> {
-  return (await view.get<bigint>(chainKeys.balance(pk33))) ?? 0n;
-}
-
-export function setBalance(view: StateView, pk33: Uint8Array, nanos: bigint): void {
-  if (nanos === 0n) view.delete(chainKeys.balance(pk33));
-  else view.set(chainKeys.balance(pk33), nanos);
-}
+/**
+ * A transaction type's own rules and effects, run in the transaction's child view after the
+ * fee, outputs and nonce. Decodes its metadata itself (decodeMetadata throws TxnDecodeError for
+ * malformed bytes; connect turns that into RuleErrorTxnMetadataMalformed).
+ */
+export type TypeHandler = (view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext) => Promise<void>;
 
 /**
  * Connects a user transaction (anything but a block reward) into `view`.
- * @param size - bytes of the signed transaction (for the fee rate)
  * @throws {RuleError}
  */
-export async function connectTransaction(view: StateView, txn: TxnEnvelope, size: number, ctx: ConnectContext): Promise<Connected> {
+export async function connectTransaction(view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext): Promise<Connected> {
+  const size = info.size;
   if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'a block reward is only allowed as the first transaction of a block');
   const handler = TYPE_HANDLERS.get(txn.txnType);
   if (handler === undefined) throw new RuleError('RuleErrorTxnTypeNotSupported', `transaction type ${txn.txnType} is not supported by this node yet`);
@@ -97,7 +103,14 @@ export async function connectTransaction(view: StateView, txn: TxnEnvelope, size
   setBalance(child, txn.publicKey, balance - spend);
   for (const o of txn.outputs) setBalance(child, o.publicKey, (await getBalance(child, o.publicKey)) + o.amountNanos);
 
-  await handler(child, txn, ctx);
+  try {
+    await handler(child, txn, info, ctx);
+  } catch (e) {
+    if (e instanceof TxnDecodeError) throw new RuleError('RuleErrorTxnMetadataMalformed', e.message);
+    throw e;
+  }
+  // A derived key's authorization and spending limit are checked against the effects.
+  if (Buffer.compare(info.signer, txn.publicKey) !== 0) await checkDerivedKeySigner(child, txn, info, ctx);
   child.commitTo();
   return { feeNanos: v1.feeNanos };
 }

@@ -3,31 +3,11 @@
  * clients and docs that know those names recognise them; messages add the numbers involved.
  * @module
  */
-export type RuleErrorCode =
-  | 'RuleErrorTxnTypeNotSupported'
-  | 'RuleErrorBalanceModelDoesNotUseUTXOInputs'
-  | 'RuleErrorNonceRequired'
-  | 'RuleErrorNonceExpired'
-  | 'RuleErrorNonceExpirationTooFarInFuture'
-  | 'RuleErrorReusedNonce'
-  | 'RuleErrorInsufficientBalance'
-  | 'RuleErrorOutputExceedsMax'
-  | 'RuleErrorOverflow'
-  | 'RuleErrorTxnMustHavePublicKey'
-  | 'RuleErrorTxnFeeBelowNetworkMinimum'
-  | 'RuleErrorInvalidTransactionSignature'
-  | 'RuleErrorTxnSigHasHighS'
-  | 'RuleErrorDerivedKeyNotAuthorized'
-  | 'RuleErrorDerivedKeyHasBothExtraDataAndRecoveryId'
-  | 'RuleErrorBlockRewardTxnMustHaveOneOutput'
-  | 'RuleErrorBlockRewardTxnNotAllowedToHaveSignature'
-  | 'RuleErrorBlockRewardTxnNotAllowedToHaveInputs'
-  | 'RuleErrorBlockRewardExceedsMaxAllowed'
-  | 'RuleErrorBlockRewardExtraDataTooLong'
-  | 'RuleErrorBlockRewardNotFirst'
-  | 'RuleErrorDuplicateTxn'
-  | 'RuleErrorTxnTooBig'
-  | 'RuleErrorBasicTransferMetadataNotEmpty';
+/**
+ * A rule error code: core's name for the failure (`RuleErrorInsufficientBalance`,
+ * `RuleErrorAccessGroupDoesNotExist`, …). Each rule module names its own codes.
+ */
+export type RuleErrorCode = `RuleError${string}`;
 
 export class RuleError extends Error {
   override readonly name = 'RuleError';

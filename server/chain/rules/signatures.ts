@@ -28,9 +28,18 @@ export interface SignedTxn {
   txn: TxnEnvelope;
 }
 
-/** One entry per transaction: null when its signature is good, else the RuleError to answer. */
-export async function checkSignatures(crypto: CryptoService, txns: readonly SignedTxn[], derivedKeysOf: DerivedKeysOf): Promise<(RuleError | null)[]> {
+/**
+ * One verdict per transaction: the RuleError to answer, or null and the key that signed (the
+ * transaction's public key, or a derived key whose authorization connect then checks).
+ */
+export interface SignatureVerdict {
+  error: RuleError | null;
+  signer: Uint8Array;
+}
+
+export async function checkSignatures(crypto: CryptoService, txns: readonly SignedTxn[], derivedKeysOf: DerivedKeysOf): Promise<SignatureVerdict[]> {
   const results: (RuleError | null)[] = new Array(txns.length).fill(null);
+  const signerOf: Uint8Array[] = txns.map(({ txn }) => txn.publicKey);
   const items: VerifyItem[] = [];
   const owners: number[] = [];
   await Promise.all(
@@ -55,8 +64,11 @@ export async function checkSignatures(crypto: CryptoService, txns: readonly Sign
       if (sig.recoveryId === null && named === undefined) {
         signers = [txn.publicKey];
       } else {
-        const authorized = await derivedKeysOf(txn.publicKey);
-        signers = named !== undefined ? authorized.filter((k) => Buffer.compare(k, named) === 0) : authorized;
+        // A named derived key is verified here and its authorization checked when the
+        // transaction connects (checkDerivedKeySigner); a DeSo-DER signature is tried against
+        // the owner's derived keys.
+        if (named !== undefined && named.length !== 33) return fail('RuleErrorDerivedKeyInvalidExtraData', 'ExtraData DerivedPublicKey is not a 33-byte public key');
+        signers = named !== undefined ? [named] : await derivedKeysOf(txn.publicKey);
         if (signers.length === 0) return fail('RuleErrorDerivedKeyNotAuthorized', 'the signing derived key is not authorized by the transaction\'s owner');
       }
       const hash = hashToSign(bytes);
@@ -64,15 +76,19 @@ export async function checkSignatures(crypto: CryptoService, txns: readonly Sign
         items.push({ publicKey, hash, signature: sig.compact, lowS: true });
         owners.push(i);
       }
+      if (signers.length === 1) signerOf[i] = signers[0]!;
     }),
   );
   const verdicts = items.length === 0 ? [] : await crypto.verifySignatures(items);
   const good = new Set<number>();
   verdicts.forEach((v, k) => {
-    if (v.ok && v.value) good.add(owners[k]!);
+    if (v.ok && v.value) {
+      good.add(owners[k]!);
+      signerOf[owners[k]!] = items[k]!.publicKey;
+    }
   });
   for (const i of new Set(owners)) {
     if (!good.has(i)) results[i] = new RuleError('RuleErrorInvalidTransactionSignature', 'the signature does not verify for the transaction\'s signer');
   }
-  return results;
+  return results.map((error, i) => ({ error, signer: signerOf[i]! }));
 }

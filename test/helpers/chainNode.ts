@@ -1,0 +1,158 @@
+/**
+ * A real node in this process (uWS, crypto pool, memory store by default, built-in miner on)
+ * for write-path tests: construct over HTTP → sign (our identity `sign`, or the SDK's `signTx`)
+ * → submit-transaction → wait until the node's miner mined it → read state through `deps`.
+ *
+ * In-process so tests can read chain state through the same modules the read routes use,
+ * before every read route exists.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { signTx } from 'deso-protocol';
+import type { AppDeps } from '../../server/app.js';
+import { loadConfig } from '../../server/config.js';
+import { startNode, type RunningNode } from '../../server/node.js';
+import { chainKeys } from '../../server/chain/state/keys.js';
+import { encodePublicKey } from '../../server/keys/index.js';
+import { getPublicKey } from '../../wasm/secp256k1.js';
+import { postJson } from './http.js';
+import { freePort } from './ports.js';
+
+export type J = Record<string, any>;
+
+export interface KeyPair {
+  seedHex: string;
+  /** Base58Check (testnet). */
+  pk: string;
+  /** 33-byte compressed public key. */
+  pk33: Uint8Array;
+}
+
+export function keyPair(): KeyPair {
+  const secret = new Uint8Array(randomBytes(32));
+  const pk33 = getPublicKey(secret, true);
+  return { seedHex: Buffer.from(secret).toString('hex'), pk: encodePublicKey(pk33, 'testnet'), pk33 };
+}
+
+export type Signer = 'identity' | 'sdk';
+
+export interface ChainNode {
+  url: string;
+  deps: AppDeps;
+  /** Holds the block rewards of blocks mined through `mineBlock`. */
+  miner: KeyPair;
+  post(path: string, body: unknown): Promise<{ status: number; json: J }>;
+  /** POSTs and asserts 200. */
+  ok(path: string, body: unknown): Promise<J>;
+  /** POSTs and asserts a 4xx whose error matches `re`; returns the error text. */
+  fails(path: string, body: unknown, re: RegExp, status?: number): Promise<string>;
+  /** Mines one block through get-block-template / submit-block (reward to `miner`). */
+  mineBlock(): Promise<void>;
+  /** Sends `nanos` from the miner's rewards to `pk`, mined. */
+  fund(pk: string, nanos: number): Promise<void>;
+  /** Signs an unsigned transaction hex with `key` through our identity service or the SDK. */
+  sign(txnHex: string, key: KeyPair, by?: Signer): Promise<string>;
+  /** sign + submit-transaction + wait until mined; answers submit-transaction's body. */
+  submit(txnHex: string, key: KeyPair, by?: Signer): Promise<J>;
+  /** Waits until the transaction with this final hash is in a main-chain block. */
+  waitMined(txnHashHex: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ChainNodeOptions {
+  /** Extra node flags (e.g. ['--redis', url]). */
+  args?: string[];
+}
+
+export async function startChainNode(opts: ChainNodeOptions = {}): Promise<ChainNode> {
+  const miner = keyPair();
+  const port = await freePort();
+  const config = loadConfig(['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', ...(opts.args ?? [])], {});
+  const running: RunningNode = await startNode(config, pino({ level: 'silent' }));
+  const url = `http://127.0.0.1:${running.port}`;
+  const sessions = new Map<string, J>();
+
+  const post = async (path: string, body: unknown): Promise<{ status: number; json: J }> => {
+    const r = await postJson(url, `/api/v0/${path}`, body);
+    return { status: r.status, json: r.json as J };
+  };
+  const ok = async (path: string, body: unknown): Promise<J> => {
+    const r = await post(path, body);
+    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.json)}`);
+    return r.json;
+  };
+  const fails = async (path: string, body: unknown, re: RegExp, status = 400): Promise<string> => {
+    const r = await post(path, body);
+    assert.equal(r.status, status, `${path} answers ${status}: ${JSON.stringify(r.json)}`);
+    assert.equal(typeof r.json['error'], 'string', `${path}: {error} body`);
+    assert.match(r.json['error'] as string, re);
+    return r.json['error'] as string;
+  };
+  const identity = async (method: string, payload: J): Promise<J> => {
+    const r = await ok('identity', { id: `${method}-${Math.random()}`, service: 'identity', method, payload });
+    return r['payload'] as J;
+  };
+  const sign = async (txnHex: string, key: KeyPair, by: Signer = 'identity'): Promise<string> => {
+    if (by === 'sdk') return signTx(txnHex, key.seedHex);
+    let session = sessions.get(key.seedHex);
+    if (!session) {
+      const login = await identity('login', { seedHex: key.seedHex, accessLevelRequest: 4 });
+      session = { encryptedSeedHex: login['encryptedSeedHex'], accessLevel: 4, accessLevelHmac: login['accessLevelHmac'] };
+      sessions.set(key.seedHex, session);
+    }
+    const signed = await identity('sign', { ...session, transactionHex: txnHex });
+    assert.equal(typeof signed['signedTransactionHex'], 'string', `identity sign: ${JSON.stringify(signed)}`);
+    return signed['signedTransactionHex'] as string;
+  };
+  const waitMined = async (txnHashHex: string): Promise<void> => {
+    for (let i = 0; i < 400; i++) {
+      if ((await running.deps.store.get(chainKeys.txn(txnHashHex))) !== undefined) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.fail(`transaction ${txnHashHex} was not mined within 10 s`);
+  };
+  const submit = async (txnHex: string, key: KeyPair, by: Signer = 'identity'): Promise<J> => {
+    const s = await ok('submit-transaction', { TransactionHex: await sign(txnHex, key, by) });
+    await waitMined(s['TxnHashHex'] as string);
+    return s;
+  };
+  const mineBlock = async (): Promise<void> => {
+    const t = await ok('get-block-template', { PublicKeyBase58Check: miner.pk, NumHeaders: 1, HeaderVersion: 1 });
+    const header = new Uint8Array(Buffer.from((t['Headers'] as string[])[0]!, 'base64'));
+    const target = new Uint8Array(Buffer.from(t['DifficultyTargetHex'] as string, 'hex'));
+    for (let start = 0n; ; start += 100_000n) {
+      const r = await running.deps.crypto.mine({ header, startNonce: start, count: 100_000, target });
+      if (r.found) {
+        new DataView(header.buffer).setBigUint64(84, r.nonce);
+        break;
+      }
+    }
+    const r = await ok('submit-block', { PublicKeyBase58Check: miner.pk, Header: Buffer.from(header).toString('base64'), ExtraNonce: (t['ExtraNonces'] as number[])[0], BlockID: t['BlockID'] });
+    assert.equal(r['IsMainChain'], true, `mined block joined the main chain: ${JSON.stringify(r)}`);
+  };
+  let mined = false;
+  const fund = async (pk: string, nanos: number): Promise<void> => {
+    if (!mined) {
+      // Rewards of the first blocks pay for every fund() of a test file.
+      for (let i = 0; i < 3; i++) await mineBlock();
+      mined = true;
+    }
+    const c = await ok('send-deso', { SenderPublicKeyBase58Check: miner.pk, RecipientPublicKeyOrUsername: pk, AmountNanos: nanos, MinFeeRateNanosPerKB: 1000 });
+    await submit(c['TransactionHex'] as string, miner, 'sdk');
+  };
+  return {
+    url,
+    deps: running.deps,
+    miner,
+    post,
+    ok,
+    fails,
+    mineBlock,
+    fund,
+    sign,
+    submit,
+    waitMined,
+    close: () => running.close(),
+  };
+}
