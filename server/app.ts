@@ -7,6 +7,7 @@ import type { ProcessRegistry } from './cluster/registry.js';
 import type { Config } from './config.js';
 import type { Chain } from './chain/chain.js';
 import type { AutoMiner } from './chain/miner.js';
+import type { MinerFeed } from './chain/minerFeed.js';
 import type { CryptoService } from './crypto/service.js';
 import type { HealthMonitor } from './health.js';
 import type { IdentityService } from './identity/service.js';
@@ -31,6 +32,8 @@ export interface AppDeps {
   chain: Chain;
   /** The built-in miner of this process, when it runs one. */
   miner: AutoMiner | null;
+  /** Pushes block templates to subscribed miner sockets. */
+  minerFeed: MinerFeed;
 }
 
 export function createRouter(deps: AppDeps): Router {

@@ -15,6 +15,8 @@ import { stringifyJson } from './http/router.js';
 import { listen, loadUws, serve, serveWebSocket } from './http/uws.js';
 import { createIdentity } from './identity/index.js';
 import { Chain } from './chain/chain.js';
+import { MinerFeed } from './chain/minerFeed.js';
+import { answerMinerMessage, refusedMinerMessage } from './routes/minerSocket.js';
 import { AutoMiner } from './chain/miner.js';
 import { DEV_CHAIN_PARAMS } from './chain/block/params.js';
 import { CHILD_ENV } from './cluster/supervisor.js';
@@ -79,8 +81,10 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   const { identity, jwt } = createIdentity({ config, store, crypto, log, nodeSecret });
   const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
   let miner: AutoMiner | null = null;
+  const minerFeed = new MinerFeed({ chain, store, log });
   try {
     await chain.init();
+    await minerFeed.start();
     // One miner per node: in a cluster, the first process mines (issue 8 moves this to a lease).
     const slot = process.env[CHILD_ENV];
     if (config.miner === 'auto' && (slot === undefined || slot === '0')) {
@@ -89,12 +93,13 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     }
   } catch (err) {
     health.stop();
+    await minerFeed.stop();
     await registry.stop();
     await crypto.close();
     await store.close();
     throw err;
   }
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner };
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner, minerFeed };
   const router = createRouter(deps);
 
   let closing: Promise<void> | undefined;
@@ -117,6 +122,16 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     onStart,
     onSettled,
   });
+  // The miner feed: templates pushed on every tip or mempool change, solved headers back.
+  const minerSockets = serveWebSocket(app, ['/api/v0/miner', '/miner'], {
+    maxPayloadBytes: 64 * 1024,
+    maxInFlightPerSocket: 64,
+    onMessage: (text, socket) => answerMinerMessage(deps, minerFeed, text, socket, log),
+    onClose: (socket) => minerFeed.unsubscribe(socket),
+    refusedReply: refusedMinerMessage,
+    onStart,
+    onSettled,
+  });
   serve(app, (req) => router.dispatch(req), {
     maxBodyBytes: config.maxBodyBytes,
     closeConnections: () => closing !== undefined,
@@ -134,6 +149,8 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   } catch (err) {
     health.stop();
     await registry.stop();
+    await minerFeed.stop();
+    await miner?.stop();
     await crypto.close();
     await store.close();
     throw new StartupError((err as Error).message);
@@ -152,6 +169,8 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
         ]);
       }
       sockets.closeAll();
+      minerSockets.closeAll();
+      await minerFeed.stop();
       await miner?.stop();
       // uWS sends the last corked responses from its own loop iteration; let it run once more
       // before the process may exit.

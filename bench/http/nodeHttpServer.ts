@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { createRouter, type AppDeps } from '../../server/app.js';
 import { createIdentity } from '../../server/identity/index.js';
+import { MinerFeed } from '../../server/chain/minerFeed.js';
 import { Chain } from '../../server/chain/chain.js';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
@@ -124,7 +125,8 @@ export async function startNodeHttpBaseline(port: number): Promise<NodeHttpBasel
   const { identity, jwt } = createIdentity({ config, store, crypto, log, nodeSecret: new Uint8Array(randomBytes(32)) });
   const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
   await chain.init();
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner: null };
+  const minerFeed = new MinerFeed({ chain, store, log });
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner: null, minerFeed };
   const router = createRouter(deps);
 
   const server = createServer((req, res) => {

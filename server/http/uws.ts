@@ -242,8 +242,13 @@ export interface WebSocketEndpoint {
   maxPayloadBytes: number;
   /** Messages of one socket being handled at once; more are answered with `busyReply` at once. */
   maxInFlightPerSocket: number;
-  /** Handles one text message; the reply is sent on the socket if it is still open. */
-  onMessage(text: string): Promise<string>;
+  /**
+   * Handles one text message; the reply (if not null) is sent on the socket if it is still
+   * open. `socket` lets an endpoint push messages later (subscriptions).
+   */
+  onMessage(text: string, socket: SocketHandle): Promise<string | null>;
+  /** Called once when a socket closed (after which its handle's `send` does nothing). */
+  onClose?: (socket: SocketHandle) => void;
   /** Reply to a message refused because the socket has too many in flight, or is binary. */
   refusedReply(text: string | null, reason: string): string;
   /** Called when a message starts and when it is answered (or its socket closed first). */
@@ -258,10 +263,21 @@ export interface WebSocketServer {
   closeAll(): void;
 }
 
+/** A socket as endpoints see it: safe to keep and to send on after it closed. */
+export interface SocketHandle {
+  readonly id: number;
+  readonly open: boolean;
+  /** Sends a text message; false when the socket is closed or the message was dropped. */
+  send(text: string): boolean;
+}
+
 interface SocketState {
   open: boolean;
   inFlight: number;
+  handle?: SocketHandle;
 }
+
+let nextSocketId = 1;
 
 /**
  * Serves `endpoint` on each pattern. The rules of uWS apply here too: the message ArrayBuffer
@@ -288,6 +304,22 @@ export function serveWebSocket(app: Uws.TemplatedApp, patterns: readonly string[
     },
     open: (ws) => {
       sockets.add(ws);
+      const state = ws.getUserData();
+      state.handle = {
+        id: nextSocketId++,
+        get open() {
+          return state.open;
+        },
+        send(text: string): boolean {
+          if (!state.open) return false;
+          let sent = 0;
+          ws.cork(() => {
+            sent = ws.send(text, false);
+          });
+          // 2 = dropped (over maxBackpressure); 0 = buffered; 1 = sent.
+          return sent !== 2;
+        },
+      };
     },
     message: (ws, message, isBinary) => {
       const state = ws.getUserData();
@@ -303,10 +335,10 @@ export function serveWebSocket(app: Uws.TemplatedApp, patterns: readonly string[
       }
       state.inFlight++;
       endpoint.onStart?.();
-      endpoint.onMessage(text).then(
+      endpoint.onMessage(text, state.handle!).then(
         (reply) => {
           state.inFlight--;
-          if (state.open) ws.cork(() => ws.send(reply, false));
+          if (state.open && reply !== null) ws.cork(() => ws.send(reply, false));
           endpoint.onSettled?.();
         },
         () => {
@@ -317,8 +349,10 @@ export function serveWebSocket(app: Uws.TemplatedApp, patterns: readonly string[
       );
     },
     close: (ws) => {
-      ws.getUserData().open = false;
+      const state = ws.getUserData();
+      state.open = false;
       sockets.delete(ws);
+      if (state.handle) endpoint.onClose?.(state.handle);
     },
   };
   for (const p of patterns) app.ws<SocketState>(p, behavior);

@@ -26,7 +26,7 @@ export const submitBlockBody = v.object({
   BlockID: v.string({ maxLength: 200 }),
 });
 
-function headerBytes(s: string): Uint8Array {
+export function headerBytes(s: string): Uint8Array {
   if (/^[0-9a-fA-F]{200}$/.test(s)) return new Uint8Array(Buffer.from(s, 'hex'));
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) throw badRequest('SubmitBlock: Problem parsing header: expected base64 (or hex) bytes');
   return new Uint8Array(Buffer.from(s, 'base64'));

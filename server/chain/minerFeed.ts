@@ -1,0 +1,131 @@
+/**
+ * The miner feed: miners subscribe with their reward key and get a fresh block template the
+ * moment the tip or the mempool changes, on any server process (the events come over the
+ * store's pub/sub). Templates are built once per (reward key, header count) per change, however
+ * many sockets share them.
+ *
+ * Pushes are coalesced: events arriving while templates are being built cause exactly one more
+ * round afterwards, so a burst of transactions never queues a round per transaction, and the
+ * last push always reflects the latest state.
+ * @module
+ */
+import type { Logger } from 'pino';
+import type { Store, Unsubscribe } from '../store/types.js';
+import { CHANNEL_MEMPOOL, CHANNEL_TIP, type BlockTemplate, type Chain } from './chain.js';
+import { toHex } from '../hex.js';
+
+/** What the feed needs of a socket. */
+export interface FeedSocket {
+  readonly id: number;
+  readonly open: boolean;
+  send(text: string): boolean;
+}
+
+export interface FeedSubscription {
+  rewardPk33: Uint8Array;
+  numHeaders: number;
+}
+
+/** The template as get-block-template answers it, plus the height it is for. */
+export function templateJson(t: BlockTemplate): Record<string, unknown> {
+  return {
+    Headers: t.headers.map((h) => Buffer.from(h).toString('base64')),
+    // Below 2^53 by construction (chain.blockTemplate), so plain JSON numbers.
+    ExtraNonces: t.extraNonces.map(Number),
+    BlockID: t.blockId,
+    DifficultyTargetHex: toHex(t.target),
+    Height: Number(t.height),
+    LatestBlockTemplateStats: t.stats,
+  };
+}
+
+export interface MinerFeedOptions {
+  chain: Chain;
+  store: Store;
+  log: Logger;
+}
+
+export class MinerFeed {
+  private readonly subs = new Map<number, { socket: FeedSocket; sub: FeedSubscription }>();
+  private unsubscribes: Unsubscribe[] = [];
+  private pushing: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  /** Template rounds pushed (for tests and metrics). */
+  rounds = 0;
+
+  constructor(private readonly opts: MinerFeedOptions) {}
+
+  async start(): Promise<void> {
+    const onChange = (): void => this.changed();
+    this.unsubscribes.push(await this.opts.store.subscribe(CHANNEL_TIP, onChange));
+    this.unsubscribes.push(await this.opts.store.subscribe(CHANNEL_MEMPOOL, onChange));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.unsubscribes.map((u) => u().catch(() => undefined)));
+    await this.pushing;
+  }
+
+  get subscribers(): number {
+    return this.subs.size;
+  }
+
+  /** Subscribes (or re-subscribes) a socket and answers its first template. */
+  async subscribe(socket: FeedSocket, sub: FeedSubscription): Promise<Record<string, unknown>> {
+    this.subs.set(socket.id, { socket, sub });
+    return templateJson(await this.opts.chain.blockTemplate(sub.rewardPk33, sub.numHeaders));
+  }
+
+  unsubscribe(socket: FeedSocket): boolean {
+    return this.subs.delete(socket.id);
+  }
+
+  subscription(socket: FeedSocket): FeedSubscription | undefined {
+    return this.subs.get(socket.id)?.sub;
+  }
+
+  private changed(): void {
+    if (this.stopped || this.subs.size === 0) return;
+    if (this.pushing) {
+      this.again = true;
+      return;
+    }
+    this.pushing = this.pushRounds().finally(() => {
+      this.pushing = null;
+    });
+  }
+
+  private async pushRounds(): Promise<void> {
+    do {
+      this.again = false;
+      await this.pushRound();
+    } while (this.again && !this.stopped);
+  }
+
+  private async pushRound(): Promise<void> {
+    const groups = new Map<string, { sub: FeedSubscription; sockets: FeedSocket[] }>();
+    for (const [id, { socket, sub }] of this.subs) {
+      if (!socket.open) {
+        this.subs.delete(id);
+        continue;
+      }
+      const key = `${toHex(sub.rewardPk33)}:${sub.numHeaders}`;
+      const g = groups.get(key) ?? { sub, sockets: [] };
+      g.sockets.push(socket);
+      groups.set(key, g);
+    }
+    await Promise.all(
+      [...groups.values()].map(async ({ sub, sockets }) => {
+        try {
+          const text = JSON.stringify({ method: 'template', params: templateJson(await this.opts.chain.blockTemplate(sub.rewardPk33, sub.numHeaders)) });
+          for (const s of sockets) s.send(text);
+        } catch (err) {
+          this.opts.log.warn({ err: (err as Error).message }, 'miner feed: could not build a template; next change retries');
+        }
+      }),
+    );
+    this.rounds++;
+  }
+}

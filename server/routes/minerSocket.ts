@@ -1,0 +1,93 @@
+/**
+ * The miner WebSocket (`/api/v0/miner`): JSON text messages `{id, method, params}` answered
+ * `{id, result}` or `{id, error}`, and pushes `{method: "template", params}`.
+ *
+ * - `subscribe {PublicKeyBase58Check, NumHeaders?}`: the reward key; answers the current
+ *   template, then every change of tip or mempool pushes a new one.
+ * - `submit {Header, ExtraNonce, BlockID, PublicKeyBase58Check?}`: a solved header (base64 or
+ *   hex) for a template; the reward key defaults to the subscription's. Answers
+ *   `{IsMainChain, IsOrphan}` as submit-block does.
+ * - `unsubscribe`: stops the pushes.
+ *
+ * Field names and checks are the HTTP mining routes' (routes/miner.ts), so a miner can move
+ * between polling and the feed without changing what it sends.
+ * @module
+ */
+import type { Logger } from 'pino';
+import type { AppDeps } from '../app.js';
+import type { MinerFeed, FeedSocket } from '../chain/minerFeed.js';
+import { badRequest, toErrorReply } from '../http/errors.js';
+import { stringifyJson } from '../http/router.js';
+import { v } from '../http/schema.js';
+import { headerBytes } from './miner.js';
+
+/** Largest NumHeaders on the feed: each header is built again on every push. */
+const MAX_FEED_HEADERS = 64;
+
+const subscribeParams = v.object({
+  PublicKeyBase58Check: v.publicKey(),
+  NumHeaders: v.optional(v.int(1, MAX_FEED_HEADERS), 1),
+});
+
+const submitParams = v.object({
+  PublicKeyBase58Check: v.optional(v.publicKey()),
+  Header: v.string({ maxLength: 400 }),
+  ExtraNonce: v.uint64(),
+  BlockID: v.string({ maxLength: 200 }),
+});
+
+type Id = string | number | null;
+
+function readId(id: unknown): Id {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/** Answers one message of a miner socket. */
+export async function answerMinerMessage(deps: AppDeps, feed: MinerFeed, text: string, socket: FeedSocket, log: Logger): Promise<string> {
+  let id: Id = null;
+  try {
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      throw badRequest('message is not valid JSON');
+    }
+    if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw badRequest('message must be a JSON object {id, method, params}');
+    const { id: rawId, method, params = {} } = msg as Record<string, unknown>;
+    id = readId(rawId);
+    if (typeof method !== 'string') throw badRequest('"method" must be a string: subscribe, submit or unsubscribe');
+    const ctx = { network: deps.config.network };
+    switch (method) {
+      case 'subscribe': {
+        const p = subscribeParams.parse(params, 'params', ctx);
+        const template = await feed.subscribe(socket, { rewardPk33: p.PublicKeyBase58Check.bytes, numHeaders: p.NumHeaders });
+        return stringifyJson({ id, result: template });
+      }
+      case 'submit': {
+        const p = submitParams.parse(params, 'params', ctx);
+        const reward = p.PublicKeyBase58Check?.bytes ?? feed.subscription(socket)?.rewardPk33;
+        if (!reward) throw badRequest('submit: give PublicKeyBase58Check, or subscribe first');
+        const r = await deps.chain.submitBlock(reward, headerBytes(p.Header), p.ExtraNonce, p.BlockID);
+        return JSON.stringify({ id, result: { IsMainChain: r.isMainChain, IsOrphan: r.isOrphan } });
+      }
+      case 'unsubscribe':
+        return JSON.stringify({ id, result: { Unsubscribed: feed.unsubscribe(socket) } });
+      default:
+        throw badRequest(`unknown method ${JSON.stringify(method.slice(0, 40))}: expected subscribe, submit or unsubscribe`);
+    }
+  } catch (err) {
+    const e = toErrorReply(err, log);
+    return JSON.stringify({ id, error: e.message, status: e.status });
+  }
+}
+
+/** Answer to a message refused before it was read (too many in flight, binary frame). */
+export function refusedMinerMessage(text: string | null, reason: string): string {
+  let id: Id = null;
+  try {
+    id = text === null ? null : readId((JSON.parse(text) as Record<string, unknown>)?.['id']);
+  } catch {
+    // unreadable: answer without an id
+  }
+  return JSON.stringify({ id, error: reason, status: 503 });
+}
