@@ -416,6 +416,21 @@ describe('difficulty retargeting (§5.7)', () => {
     assert.equal(targetToBigint(nextTargetSync(DEV_CHAIN_PARAMS, tip(6n, devMin * 3n, 1_000_006n), () => 1_000_000n)), devMin, 'above-min parent capped');
   });
 
+  it('dev chain: never harder than its hardest target, however fast the blocks come', () => {
+    const hardest = BigInt(`0x${DEV_CHAIN_PARAMS.hardestTargetHex}`);
+    assert.equal(expectedHashes(bigintToTarget(hardest)), 116_508n, 'the hardest dev target is ~116k hashes');
+    let target = devMin;
+    for (let window = 0; window < 20; window++) {
+      target = targetToBigint(nextTargetSync(DEV_CHAIN_PARAMS, tip(9n, target, 5_000n), () => 5_000n));
+      assert.ok(target >= hardest, `window ${window}: ${target} is not harder than the cap`);
+    }
+    assert.equal(target, hardest, 'twenty instant windows end at the cap');
+    // Without a cap (core's rule) the same run keeps halving.
+    const uncapped = { ...DEV_CHAIN_PARAMS, hardestTargetHex: null };
+    assert.equal(targetToBigint(nextTargetSync(uncapped, tip(9n, hardest, 5_000n), () => 5_000n)), hardest / 2n);
+    assert.throws(() => blocksPerRetarget({ ...DEV_CHAIN_PARAMS, hardestTargetHex: 'ff'.repeat(32) }), blockError('PARAMS'));
+  });
+
   it('mainnet-like: 288 blocks per day, f = 4', () => {
     const parent = mainMin / 64n;
     const at = (actual: bigint): bigint =>
@@ -432,7 +447,7 @@ describe('difficulty retargeting (§5.7)', () => {
   });
 
   it('uses floor(T / f) and a floor division when T is not a multiple of f (T = 6, f = 4)', () => {
-    const params: ChainParams = { ...DEV_CHAIN_PARAMS, maxDifficultyRetargetFactor: 4n };
+    const params: ChainParams = { ...DEV_CHAIN_PARAMS, hardestTargetHex: null, maxDifficultyRetargetFactor: 4n };
     // floor(6 / 4) = 1 second lower clamp ⇒ 1000 × 1 / 6 = 166.
     assert.equal(targetToBigint(retarget(params, bigintToTarget(1000n), 0n)), 166n);
     assert.equal(targetToBigint(retarget(params, bigintToTarget(1000n), 5n)), 833n);
@@ -446,7 +461,8 @@ describe('difficulty retargeting (§5.7)', () => {
     };
     assert.equal(targetToBigint(await nextTarget(DEV_CHAIN_PARAMS, tip(3n, 1n, 103n), get)), devMin);
     assert.equal(targetToBigint(await nextTarget(DEV_CHAIN_PARAMS, tip(4n, 80n, 103n), get)), 80n);
-    assert.equal(targetToBigint(await nextTarget(DEV_CHAIN_PARAMS, tip(12n, 80n, 103n), get)), 40n);
+    // Core's rule without the dev chain's hardest-target cap (these targets are far below it).
+    assert.equal(targetToBigint(await nextTarget({ ...DEV_CHAIN_PARAMS, hardestTargetHex: null }, tip(12n, 80n, 103n), get)), 40n);
     assert.deepEqual(calls, [9n]);
     await assert.rejects(nextTarget(DEV_CHAIN_PARAMS, { ...tip(6n, 1n), target: new Uint8Array(31) }, get), blockError('TARGET'));
     await assert.rejects(nextTarget(DEV_CHAIN_PARAMS, tip(-1n, 1n), get), blockError('HEIGHT_RANGE'));
@@ -462,6 +478,7 @@ describe('difficulty retargeting (§5.7)', () => {
       ...DEV_CHAIN_PARAMS,
       minDifficultyTargetHex: bytesToHex(bigintToTarget(100_000n)),
       maxDifficultyRetargetFactor: f,
+      hardestTargetHex: null, // core has no such cap
     };
     const nodes: Array<{ height: bigint; target: Uint8Array; tstampSecs: bigint }> = [];
     let ii = 0;

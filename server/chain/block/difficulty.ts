@@ -21,6 +21,7 @@
  *     over one block, not over a window) clamps to floor(T / f) like any fast window — core gets
  *     there through int64 wrap-around;
  *   - the cap compares values: the result is never numerically greater (easier) than the min target;
+ *   - not in core: with `params.hardestTargetHex` set (the dev chain), never smaller (harder) than it;
  *   - a tip with no parent (core: nil lastNode) does not arise here: the genesis tip has height 0,
  *     which is <= bpr and so gets the min target.
  * Heights and timestamps here are bigint, so nothing wraps at 2^32 as core's uint32 heights would.
@@ -80,7 +81,8 @@ export function expectedHashes(target: Uint8Array): bigint {
 
 /**
  * The retarget step on its own: floor(parentTarget × clamp(actualSecs, floor(T/f), T·f) / T),
- * capped at the min target. `actualSecs` may be negative (clamped like any fast window).
+ * capped at the min target (and at the hardest target, when the params have one). `actualSecs`
+ * may be negative (clamped like any fast window).
  */
 export function retarget(params: ChainParams, parentTarget: Uint8Array, actualSecs: bigint): Uint8Array {
   if (typeof actualSecs !== 'bigint') {
@@ -94,7 +96,8 @@ export function retarget(params: ChainParams, parentTarget: Uint8Array, actualSe
   const hi = window * f;
   const clipped = actualSecs < lo ? lo : actualSecs > hi ? hi : actualSecs;
   const next = (parent * clipped) / window;
-  return bigintToTarget(next > min ? min : next);
+  const hardest = params.hardestTargetHex ? BigInt(`0x${params.hardestTargetHex}`) : 0n;
+  return bigintToTarget(next > min ? min : next < hardest ? hardest : next);
 }
 
 /** What the rule decides before any ancestor lookup. */

@@ -62,12 +62,21 @@ export interface ChainParams {
   readonly maxBlockRewardExtraDataBytes: number;
   /** A block's TstampSecs may be at most this far past the node's clock (core MaxTstampOffsetSeconds). */
   readonly maxTimestampFutureSecs: bigint;
+  /**
+   * The hardest target retargeting may reach, or null for none (core has none). The dev chain
+   * sets one so a burst of instant blocks (the built-in miner mines within ~100 ms of a
+   * transaction) can never push the work past what a CPU does in well under a second.
+   */
+  readonly hardestTargetHex: string | null;
   /** TstampSecs of the genesis block this node creates. */
   readonly genesisTstampSecs: bigint;
 }
 
 /** Core's genesis header timestamp (2021-01-18T05:42:24Z). */
 export const DESO_GENESIS_TSTAMP_SECS = 1_610_948_544n;
+
+/** The dev chain's hardest target: 256× the min target's work, ~116,000 hashes (~60 ms of WASM). */
+export const DEV_HARDEST_TARGET_HEX = '0000900000000000000000000000000000000000000000000000000000000000';
 
 /** Testnet / regtest min target. */
 export const TESTNET_MIN_TARGET_HEX = '0090000000000000000000000000000000000000000000000000000000000000';
@@ -81,7 +90,9 @@ export const MAINNET_MIN_TARGET_HEX = '000001ffff0000000000000000000000000000000
  * ≈ 144/65536, i.e. about 455 hashes per block on average (`expectedHashes` in difficulty.ts),
  * well under a millisecond with the WASM miner at ~0.5 µs per hash, so dev blocks are paced by
  * whoever submits them rather than by work. Because retargets are clamped at this min target,
- * blocks that come slower than 2 s never make mining easier than that.
+ * blocks that come slower than 2 s never make mining easier than that; and because they are
+ * clamped at `hardestTargetHex` too, blocks that come much faster never make it harder than
+ * ~116,000 hashes.
  *
  * Unlike regtest (PoS cutover at 300), the dev chain never cuts over: posCutoverHeight is null,
  * so every PoW block pays 1 DESO + fees until the §5.7 schedule says otherwise. Set it to 300n to
@@ -102,6 +113,7 @@ export const DEV_CHAIN_PARAMS: ChainParams = Object.freeze({
   minerMaxBlockSizeBytes: 1_000_000,
   maxBlockRewardExtraDataBytes: 250,
   maxTimestampFutureSecs: 7_200n,
+  hardestTargetHex: DEV_HARDEST_TARGET_HEX,
   genesisTstampSecs: DESO_GENESIS_TSTAMP_SECS,
 });
 
@@ -121,6 +133,7 @@ export const MAINNET_PARAMS: ChainParams = Object.freeze({
   minerMaxBlockSizeBytes: 2_000_000,
   maxBlockRewardExtraDataBytes: 250,
   maxTimestampFutureSecs: 7_200n,
+  hardestTargetHex: null,
   genesisTstampSecs: DESO_GENESIS_TSTAMP_SECS,
 });
 
@@ -140,6 +153,7 @@ export const TESTNET_PARAMS: ChainParams = Object.freeze({
   minerMaxBlockSizeBytes: 1_000_000,
   maxBlockRewardExtraDataBytes: 250,
   maxTimestampFutureSecs: 7_200n,
+  hardestTargetHex: null,
   genesisTstampSecs: DESO_GENESIS_TSTAMP_SECS,
 });
 
@@ -159,6 +173,10 @@ export function checkDifficultyParams(params: ChainParams): void {
   }
   if (typeof params.minDifficultyTargetHex !== 'string' || !TARGET_HEX.test(params.minDifficultyTargetHex)) {
     throw new BlockError('PARAMS', `minDifficultyTargetHex expected 64 hex chars, got ${String(params.minDifficultyTargetHex)}`);
+  }
+  const hardest = params.hardestTargetHex ?? null;
+  if (hardest !== null && (typeof hardest !== 'string' || !TARGET_HEX.test(hardest) || BigInt(`0x${hardest}`) > BigInt(`0x${params.minDifficultyTargetHex}`))) {
+    throw new BlockError('PARAMS', `hardestTargetHex expected null or 64 hex chars no easier than the min target, got ${String(hardest)}`);
   }
 }
 
