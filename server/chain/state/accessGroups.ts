@@ -20,7 +20,7 @@
  */
 import { toHex } from '../../hex.js';
 import type { IndexRange } from '../../store/types.js';
-import type { StateReader } from './reader.js';
+import type { StateIndexReader, StateReader } from './reader.js';
 import type { StateView } from './view.js';
 
 /** Group key names are 32 bytes on chain: shorter names are right-padded with zeros. */
@@ -29,9 +29,7 @@ export const GROUP_KEY_NAME_BYTES = 32;
 export const MIN_GROUP_KEY_NAME_BYTES = 1;
 
 /** A reader that can also walk ordered indexes: the store itself, or a StateView. */
-export interface StateIndexReader extends StateReader {
-  indexRange(key: string, range?: IndexRange): Promise<string[]>;
-}
+export type { StateIndexReader };
 
 /** An access group id: (owner public key, 32-byte padded key name). */
 export interface GroupId {
