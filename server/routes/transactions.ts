@@ -15,6 +15,8 @@ import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { sha256d } from '../../wasm/hash.js';
+import { publicKeyForUsername } from '../chain/state/profiles.js';
+import { submittedPostEntryResponse } from './posts.js';
 
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 /** Reference: a fee rate above this is refused as a mistake. */
@@ -81,7 +83,7 @@ export function transactionRoutes(deps: AppDeps): Route[] {
           Transaction: txnJson(r.txn),
           TxnHashHex: r.hashHex,
           TransactionIDBase58Check: idBase58(new Uint8Array(Buffer.from(r.hashHex, 'hex'))),
-          PostEntryResponse: null,
+          PostEntryResponse: await submittedPostEntryResponse(deps, r),
         });
       },
     }),
@@ -92,9 +94,15 @@ export function transactionRoutes(deps: AppDeps): Route[] {
       body: sendDesoBody,
       async handle({ body }) {
         const recipient = body.RecipientPublicKeyOrUsername;
-        // Usernames arrive with profiles (UPDATE_PROFILE); until then only keys are recipients.
-        if (!recipient.startsWith(PUBLIC_KEY_STRING_START[network])) throw badRequest(`SendDeSo: Profile with username ${recipient} does not exist`);
-        const recipientKey = decodePublicKey(recipient, network, 'RecipientPublicKeyOrUsername');
+        // A recipient not starting with the key prefix is a username (any case), looked up
+        // with the mempool applied, as the reference does.
+        let recipientKey: Uint8Array;
+        if (recipient.startsWith(PUBLIC_KEY_STRING_START[network])) recipientKey = decodePublicKey(recipient, network, 'RecipientPublicKeyOrUsername');
+        else {
+          const owner = await publicKeyForUsername(await deps.chain.pendingView(), recipient);
+          if (owner === undefined) throw badRequest(`SendDeSo: Profile with username ${recipient} does not exist`);
+          recipientKey = owner;
+        }
         const tip = await deps.chain.tip();
         const params = deps.chain.params;
         const common = {
