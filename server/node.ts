@@ -14,6 +14,7 @@ import { toErrorReply } from './http/errors.js';
 import { stringifyJson } from './http/router.js';
 import { listen, loadUws, serve, serveWebSocket } from './http/uws.js';
 import { createIdentity } from './identity/index.js';
+import { chainDerivedKeyAuthorizer } from './identity/jwt.js';
 import { Chain } from './chain/chain.js';
 import { MinerFeed } from './chain/minerFeed.js';
 import { answerMinerMessage, refusedMinerMessage } from './routes/minerSocket.js';
@@ -78,8 +79,16 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   }
   // Per-item crypto of concurrent requests (JWTs, signatures) is coalesced into pool batches.
   const crypto = new BatchingCrypto(new CryptoPool({ threads: cryptoThreads(config) }, { metrics: null, log }));
-  const { identity, jwt } = createIdentity({ config, store, crypto, log, nodeSecret });
-  const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+  const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log, createProfileFeeNanos: BigInt(config.createProfileFeeNanos) });
+  const { identity, jwt } = createIdentity({
+    config,
+    store,
+    crypto,
+    log,
+    nodeSecret,
+    derivedKeyAuthorizer: chainDerivedKeyAuthorizer(store, chain),
+    blockHeight: async () => Number((await chain.tip()).height),
+  });
   let miner: AutoMiner | null = null;
   const minerFeed = new MinerFeed({ chain, store, log });
   try {

@@ -17,6 +17,10 @@ export function verifySignatures(request: Uint8Array): Uint8Array {
   return reply(TASKS.verifySignatures(request));
 }
 
+export function recoverPublicKeys(request: Uint8Array): Uint8Array {
+  return reply(TASKS.recoverPublicKeys(request));
+}
+
 export function hashHeaders(request: Uint8Array): Uint8Array {
   return reply(TASKS.hashHeaders(request));
 }

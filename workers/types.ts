@@ -9,25 +9,37 @@
  */
 
 /** Named exports of workers/crypto.ts, passed to `pool.run(bytes, { name })`. */
-export type TaskName = 'verifySignatures' | 'hashHeaders' | 'mineNonces' | 'sign' | 'ecdh' | 'decryptMessages' | 'encryptMessages';
+export type TaskName =
+  | 'verifySignatures'
+  | 'recoverPublicKeys'
+  | 'hashHeaders'
+  | 'mineNonces'
+  | 'sign'
+  | 'ecdh'
+  | 'decryptMessages'
+  | 'encryptMessages';
 
 /** One item's outcome: a bad item fails alone, never its whole batch. */
 export type WorkResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 // ---------------------------------------------------------------------------------------------
-// Per-item status byte. Each item of a sign or ecdh reply starts with it; a verify reply item
-// is nothing else. Ok (and, for verify, Invalid) are `ok` results; any other value is that
-// item's error, worded by ITEM_ERROR_MESSAGES.
+// Per-item status byte. Each item of a sign, ecdh or recover reply starts with it; a verify
+// reply item is nothing else. Ok (and, for verify, Invalid) are `ok` results; any other value
+// is that item's error, worded by ITEM_ERROR_MESSAGES.
 
 export const ItemStatus = {
   /** verify: the signature does not match (a well-formed item; `{ok: true, value: false}`). */
   Invalid: 0,
-  /** verify: the signature matches; sign/ecdh: the value bytes that follow are the result. */
+  /** verify: the signature matches; sign/ecdh/recover: the value bytes that follow are the result. */
   Ok: 1,
   BadPublicKey: 2,
   BadSignature: 3,
   BadFlags: 4,
   BadPrivateKey: 5,
+  /** recover: no public key gives this signature (r or s out of range, or r names no curve point). */
+  Unrecoverable: 6,
+  /** recover: the recovery id is not 0..3. */
+  BadRecoveryId: 7,
 } as const;
 export type ItemStatus = (typeof ItemStatus)[keyof typeof ItemStatus];
 
@@ -37,6 +49,8 @@ export const ITEM_ERROR_MESSAGES: Readonly<Record<number, string>> = {
   [ItemStatus.BadSignature]: '"signature" expected r and s in [1, n-1]',
   [ItemStatus.BadFlags]: '"flags" expected only known bits (VerifyFlags)',
   [ItemStatus.BadPrivateKey]: '"privateKey" expected a scalar in [1, n-1]',
+  [ItemStatus.Unrecoverable]: '"signature" recovers no public key (r and s in [1, n-1], r the x coordinate of a curve point)',
+  [ItemStatus.BadRecoveryId]: '"recovery" expected an integer 0..3',
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -67,6 +81,16 @@ export const VerifyFlags = {
 } as const;
 /** Every flag bit we understand; an item with any other bit set is BadFlags. */
 export const VERIFY_FLAGS_KNOWN = VerifyFlags.LowS;
+
+// ---------------------------------------------------------------------------------------------
+// recoverPublicKeys (ECDSA public-key recovery: DeSo-DER signatures name their derived key so)
+//   request: n × RECOVER_ITEM_BYTES, item = hash(32) ‖ signature(64, compact r ‖ s) ‖ recovery(1, 0..3)
+//   reply:   n × RECOVER_REPLY_BYTES, item = status(1) ‖ publicKey(33, compressed; zeros unless Ok)
+
+export const RecoverItemOffset = { hash: 0, signature: 32, recovery: 96 } as const;
+export const RECOVER_ITEM_BYTES = 97;
+export const RecoverReplyOffset = { status: 0, publicKey: 1 } as const;
+export const RECOVER_REPLY_BYTES = 34;
 
 // ---------------------------------------------------------------------------------------------
 // hashHeaders

@@ -26,7 +26,7 @@ import { encodeMetadata, TxnType } from './txn/metadata.js';
 import { encodeUvarint } from './txn/varint.js';
 import { connectBlockReward, connectTransaction, type ConnectContext, type ConnectRules } from './rules/connect.js';
 import { RuleError } from './rules/errors.js';
-import { checkSignatures, type DerivedKeysOf } from './rules/signatures.js';
+import { checkSignatures } from './rules/signatures.js';
 import { chainKeys, type BlockRecord, type TipRecord } from './state/keys.js';
 import { StateView } from './state/view.js';
 import { randomU64 } from './random.js';
@@ -36,6 +36,8 @@ import { toHex } from '../hex.js';
 export const CHANNEL_TIP = 'chain:tip';
 export const CHANNEL_MEMPOOL = 'chain:mempool';
 
+/** Bytes a signature adds at most (as construct.ts's fee estimate). */
+const MAX_DER_SIGNATURE_BYTES = 74;
 /** Largest transaction accepted, bytes. */
 export const MAX_TXN_BYTES = 100_000;
 /** How long a block template stays valid for submit-block. */
@@ -59,11 +61,17 @@ interface MempoolTxn extends MempoolEntry {
 
 interface MempoolReplay {
   tip: TipRecord;
+  /** The mempool version read before the mempool was (guards admissions built on this replay). */
+  version: number | undefined;
   height: bigint;
   view: StateView;
   accepted: MempoolTxn[];
+  /** Bytes of the accepted transactions. */
+  bytes: number;
   feesNanos: bigint;
   failures: Array<{ entry: MempoolTxn; error: unknown }>;
+  /** Whether a byte limit cut the replay short (such a replay is not cached). */
+  truncated: boolean;
 }
 
 interface TemplateRecord {
@@ -111,8 +119,8 @@ export interface ChainOptions {
   crypto: CryptoService;
   params: ChainParams;
   log: Logger;
-  /** Derived keys the owner has authorized (until AUTHORIZE_DERIVED_KEY connects: none). */
-  derivedKeysOf?: DerivedKeysOf;
+  /** Burned on profile creation (ConnectRules.createProfileFeeNanos). @default 0n */
+  createProfileFeeNanos?: bigint;
   now?: () => number;
 }
 
@@ -129,22 +137,29 @@ export class Chain {
   private readonly crypto: CryptoService;
   readonly params: ChainParams;
   private readonly log: Logger;
-  private readonly derivedKeysOf: DerivedKeysOf;
   private readonly now: () => number;
+  private readonly createProfileFeeNanos: bigint;
+  /**
+   * The last full mempool replay. Valid while the tip and the mempool version are the ones it
+   * was built on; an admission through this process extends it in place, so admitting a
+   * transaction costs one connect instead of a replay of the whole mempool.
+   */
+  private replayCache: MempoolReplay | null = null;
 
   constructor(opts: ChainOptions) {
     this.store = opts.store;
     this.crypto = opts.crypto;
     this.params = opts.params;
     this.log = opts.log;
-    this.derivedKeysOf = opts.derivedKeysOf ?? (async () => []);
     this.now = opts.now ?? Date.now;
+    this.createProfileFeeNanos = opts.createProfileFeeNanos ?? 0n;
   }
 
   private get rules(): ConnectRules {
     return {
       maxNonceExpirationBlockHeightOffset: BigInt(this.params.maxNonceExpirationBlockHeightOffset),
       minNetworkFeeNanosPerKB: BigInt(this.params.minNetworkFeeNanosPerKB),
+      createProfileFeeNanos: this.createProfileFeeNanos,
     };
   }
 
@@ -157,7 +172,22 @@ export class Chain {
    * that still connects. Read routes that should show unmined writes read through it.
    */
   async pendingView(): Promise<StateView> {
-    return (await this.replayMempool()).view;
+    // A child, so what a caller writes (a simulated order, say) never reaches the cached replay.
+    return (await this.replayMempool()).view.child();
+  }
+
+  /**
+   * Connects an unsigned transaction, as if `signer` had signed it, on a throw-away child of
+   * `base` (default: the pending view) and returns that child: construction routes read the
+   * expected outcome (coins returned, orders filled) from it. Sized with a maximal signature.
+   * @throws {RuleError} when the transaction would not connect
+   */
+  async simulate(unsignedBytes: Uint8Array, signer: Uint8Array, base?: StateView): Promise<StateView> {
+    const view = (base ?? (await this.pendingView())).child();
+    const height = (await this.tip()).height + 1n;
+    const info = { hash: txnHash(unsignedBytes), size: unsignedBytes.length + MAX_DER_SIGNATURE_BYTES, signer };
+    await connectTransaction(view, decodeTxn(unsignedBytes), info, this.context(height));
+    return view;
   }
 
   // --- genesis and tip ----------------------------------------------------------------------
@@ -224,26 +254,42 @@ export class Chain {
     const txn = decodeTxn(bytes);
     const hashHex = hex(txnHash(bytes));
     if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
-    const [verdict] = await checkSignatures(this.crypto, [{ bytes, txn }], this.derivedKeysOf);
+    const [verdict] = await checkSignatures(this.crypto, [{ bytes, txn }]);
     if (verdict!.error) throw verdict!.error;
     const signer = verdict!.signer;
 
     for (let attempt = 0; attempt < 8; attempt++) {
-      const [existing, mined, version] = await this.store.getMany<unknown>([mempoolTxnKey(hashHex), chainKeys.txn(hashHex), MEMPOOL_VERSION]);
+      const [existing, mined] = await this.store.getMany<unknown>([mempoolTxnKey(hashHex), chainKeys.txn(hashHex)]);
       if (existing !== undefined || mined !== undefined) throw new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined ? 'mined' : 'in the mempool'}`);
-      const { view, height } = await this.replayMempool();
-      await connectTransaction(view, txn, { hash: txnHash(bytes), size: bytes.length, signer }, this.context(height));
+      const replay = await this.replayMempool();
+      // Read before connecting: another admission in this process may extend the replay while
+      // this one awaits, and then this attempt must lose its guard and retry.
+      const baseVersion = replay.version;
+      const attemptView = replay.view.child();
+      const connected = await connectTransaction(attemptView, txn, { hash: txnHash(bytes), size: bytes.length, signer }, this.context(replay.height));
       const addedAtMs = this.now();
       const entry: MempoolEntry = { bytes, addedAtMs, signer };
+      const version = (baseVersion ?? 0) + 1;
       const ok = await this.store.commit(
         [
           { op: 'set', key: mempoolTxnKey(hashHex), value: entry },
-          { op: 'indexAdd', key: MEMPOOL_ORDER, members: [`${String(addedAtMs).padStart(15, '0')}:${hashHex}`] },
-          { op: 'set', key: MEMPOOL_VERSION, value: ((version as number | undefined) ?? 0) + 1 },
+          // Ordered by the version this admission creates: strictly increasing across every
+          // process (the commit is guarded on the previous one), so the mempool replays in
+          // exactly the order its transactions were validated in.
+          { op: 'indexAdd', key: MEMPOOL_ORDER, members: [`${String(version).padStart(15, '0')}:${hashHex}`] },
+          { op: 'set', key: MEMPOOL_VERSION, value: version },
         ],
-        [{ key: MEMPOOL_VERSION, equals: version }],
+        [{ key: MEMPOOL_VERSION, equals: baseVersion }],
       );
       if (ok) {
+        if (this.replayCache === replay && replay.version === baseVersion) {
+          // The store now holds exactly the replay plus this transaction: extend the cache.
+          attemptView.commitTo();
+          replay.accepted.push({ hashHex, ...entry });
+          replay.bytes += bytes.length;
+          replay.feesNanos += connected.feeNanos;
+          replay.version = version;
+        }
         await this.store.publish(CHANNEL_MEMPOOL, { added: hashHex });
         return { hashHex, txn };
       }
@@ -269,19 +315,30 @@ export class Chain {
    * transactions and their fees, and the ones that failed with why.
    */
   private async replayMempool(maxBytes = Infinity): Promise<MempoolReplay> {
-    const tip = await this.tip();
+    const [tip, version] = await this.store.getMany<unknown>([chainKeys.tip, MEMPOOL_VERSION]);
+    if (!tip) throw new Error('chain not initialised: call init() first');
+    const cached = this.replayCache;
+    if (cached && cached.tip.hashHex === (tip as TipRecord).hashHex && cached.version === version && cached.bytes <= maxBytes) return cached;
+    const replay = await this.buildReplay(tip as TipRecord, version as number | undefined, maxBytes);
+    if (!replay.truncated) this.replayCache = replay;
+    return replay;
+  }
+
+  private async buildReplay(tip: TipRecord, version: number | undefined, maxBytes: number): Promise<MempoolReplay> {
     const height = tip.height + 1n;
     const view = StateView.over(this.store);
-    const replay: MempoolReplay = { tip, height, view, accepted: [], feesNanos: 0n, failures: [] };
-    let size = 0;
+    const replay: MempoolReplay = { tip, version, height, view, accepted: [], bytes: 0, feesNanos: 0n, failures: [], truncated: false };
     for (const m of await this.mempool()) {
-      if (size + m.bytes.length > maxBytes) break;
+      if (replay.bytes + m.bytes.length > maxBytes) {
+        replay.truncated = true;
+        break;
+      }
       try {
         const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
         const r = await connectTransaction(view, decodeTxn(m.bytes), info, this.context(height));
         replay.accepted.push(m);
         replay.feesNanos += r.feeNanos;
-        size += m.bytes.length;
+        replay.bytes += m.bytes.length;
       } catch (error) {
         replay.failures.push({ entry: m, error });
       }
@@ -381,7 +438,7 @@ export class Chain {
     if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
 
     const txns = txnBytes.map((bytes) => ({ bytes, txn: decodeTxn(bytes) }));
-    const verdicts = await checkSignatures(this.crypto, txns.slice(1), this.derivedKeysOf);
+    const verdicts = await checkSignatures(this.crypto, txns.slice(1));
     const bad = verdicts.find((v) => v.error !== null);
     if (bad) throw bad.error;
 
@@ -437,8 +494,14 @@ export class Chain {
       .map(({ entry }) => entry.hashHex);
     if (dead.length === 0) return;
     const members = (await this.store.indexRange(MEMPOOL_ORDER)).filter((m) => dead.includes(m.slice(m.indexOf(':') + 1)));
-    await this.store.commit([...dead.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })), { op: 'indexRemove', key: MEMPOOL_ORDER, members }]);
-    this.log.info({ dropped: dead.length }, 'mempool: dropped transactions that can no longer be mined');
+    const version = await this.store.get<number>(MEMPOOL_VERSION);
+    // Guarded like an admission, so a cached replay never outlives the entries it replayed.
+    const ok = await this.store.commit(
+      [...dead.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })), { op: 'indexRemove', key: MEMPOOL_ORDER, members }, { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 }],
+      [{ key: MEMPOOL_VERSION, equals: version }],
+    );
+    // A lost race leaves the dead entries for the next block's prune.
+    if (ok) this.log.info({ dropped: dead.length }, 'mempool: dropped transactions that can no longer be mined');
   }
 
   /** Target of the block after `tip` (reference §5.7). */

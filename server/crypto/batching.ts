@@ -1,7 +1,7 @@
 /**
  * A CryptoService that coalesces the per-item operations of concurrent requests (signature
- * checks, signing, ECDH, message encryption) into pool batches through MicroBatcher. A burst
- * of identity requests, each signing one JWT or transaction, then costs a few pool tasks
+ * checks, public-key recovery, signing, ECDH, message encryption) into pool batches through
+ * MicroBatcher. A burst of identity requests, each signing one JWT or transaction, then costs a few pool tasks
  * instead of one task each, and no longer overflows the pool's queue of tasks (maxQueue counts
  * batches, not items). Batch-shaped calls (`decryptMessages`, `hashHeaders`, `mine`) already
  * are one task and pass straight through.
@@ -9,11 +9,12 @@
  */
 import type { WorkResult } from '../../workers/types.js';
 import { createVerifyBatcher, MicroBatcher, type BatcherOptions } from './batcher.js';
-import type { DecryptRequest, EcdhItem, EncryptItem, MineRequest, MineResult, RecoverableSignature, SignItem, VerifyItem } from './pack.js';
+import type { DecryptRequest, EcdhItem, EncryptItem, MineRequest, MineResult, RecoverableSignature, RecoverItem, SignItem, VerifyItem } from './pack.js';
 import type { CryptoService } from './service.js';
 
 export class BatchingCrypto implements CryptoService {
   private readonly verify: MicroBatcher<VerifyItem, boolean>;
+  private readonly recover: MicroBatcher<RecoverItem, Uint8Array>;
   private readonly signer: MicroBatcher<SignItem, RecoverableSignature>;
   private readonly ecdhBatch: MicroBatcher<EcdhItem, Uint8Array>;
   private readonly encrypt: MicroBatcher<EncryptItem, Uint8Array>;
@@ -24,6 +25,7 @@ export class BatchingCrypto implements CryptoService {
     opts: Partial<BatcherOptions> = {},
   ) {
     this.verify = createVerifyBatcher(inner, opts);
+    this.recover = new MicroBatcher((items) => inner.recoverPublicKeys(items), opts);
     this.signer = new MicroBatcher((items) => inner.sign(items), opts);
     this.ecdhBatch = new MicroBatcher((items) => inner.ecdh(items), opts);
     this.encrypt = new MicroBatcher((items) => inner.encryptMessages(items), opts);
@@ -31,6 +33,10 @@ export class BatchingCrypto implements CryptoService {
 
   verifySignatures(items: readonly VerifyItem[]): Promise<WorkResult<boolean>[]> {
     return Promise.all(items.map((it) => this.verify.submit(it)));
+  }
+
+  recoverPublicKeys(items: readonly RecoverItem[]): Promise<WorkResult<Uint8Array>[]> {
+    return Promise.all(items.map((it) => this.recover.submit(it)));
   }
 
   sign(items: readonly SignItem[]): Promise<WorkResult<RecoverableSignature>[]> {
@@ -63,7 +69,7 @@ export class BatchingCrypto implements CryptoService {
 
   /** Sends what is waiting, then closes the inner service (which settles it). */
   async close(): Promise<void> {
-    for (const b of [this.verify, this.signer, this.ecdhBatch, this.encrypt]) b.flush();
+    for (const b of [this.verify, this.recover, this.signer, this.ecdhBatch, this.encrypt]) b.flush();
     await this.inner.close();
   }
 }

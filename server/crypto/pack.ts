@@ -27,6 +27,10 @@ import {
   MineRequestOffset,
   PRIVATE_KEY_BYTES,
   PUBLIC_KEY_BYTES,
+  RECOVER_ITEM_BYTES,
+  RECOVER_REPLY_BYTES,
+  RecoverItemOffset,
+  RecoverReplyOffset,
   SHARED_SECRET_BYTES,
   SIGN_ITEM_BYTES,
   SIGN_REPLY_BYTES,
@@ -48,6 +52,15 @@ export interface VerifyItem {
   signature: Uint8Array;
   /** Reject high-S signatures, as DeSo does for transactions. @default true */
   lowS?: boolean;
+}
+
+export interface RecoverItem {
+  /** 32-byte message hash. */
+  hash: Uint8Array;
+  /** 64-byte compact signature r ‖ s. */
+  signature: Uint8Array;
+  /** Recovery id 0..3 (DeSo-DER: header byte − 0x31). */
+  recovery: number;
 }
 
 export interface SignItem {
@@ -164,6 +177,36 @@ export function unpackVerifyReply(batch: PackedBatch, reply: Uint8Array): WorkRe
     if (status === ItemStatus.Ok) return { ok: true, value: true };
     if (status === ItemStatus.Invalid) return { ok: true, value: false };
     return statusError(status);
+  });
+}
+
+// --- recoverPublicKeys -----------------------------------------------------------------------
+
+export function packRecoverItems(items: readonly RecoverItem[]): PackedBatch {
+  return packFixed(
+    items,
+    RECOVER_ITEM_BYTES,
+    (it) =>
+      fieldError('hash', it.hash, HASH_BYTES) ??
+      fieldError('signature', it.signature, COMPACT_SIGNATURE_BYTES) ??
+      (Number.isInteger(it.recovery) && it.recovery >= 0 && it.recovery <= 3 ? null : `"recovery" expected an integer 0..3, got ${String(it.recovery)}`),
+    (it, slot) => {
+      slot.set(it.hash, RecoverItemOffset.hash);
+      slot.set(it.signature, RecoverItemOffset.signature);
+      slot[RecoverItemOffset.recovery] = it.recovery;
+    },
+  );
+}
+
+/** Reply: status ‖ 33-byte compressed key per packed item; keys are views over the reply. */
+export function unpackRecoverReply(batch: PackedBatch, reply: Uint8Array): WorkResult<Uint8Array>[] {
+  checkReplyLength(reply, batch.indices.length * RECOVER_REPLY_BYTES, 'recoverPublicKeys');
+  return mergeResults(batch, (k) => {
+    const at = k * RECOVER_REPLY_BYTES;
+    const status = reply[at + RecoverReplyOffset.status]!;
+    if (status !== ItemStatus.Ok) return statusError(status);
+    const keyAt = at + RecoverReplyOffset.publicKey;
+    return { ok: true, value: reply.subarray(keyAt, keyAt + PUBLIC_KEY_BYTES) };
   });
 }
 

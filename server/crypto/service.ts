@@ -12,6 +12,7 @@ import {
   packEncryptItems,
   packHeaders,
   packMineRequest,
+  packRecoverItems,
   packSignItems,
   packVerifyItems,
   unpackEcdhReply,
@@ -19,6 +20,7 @@ import {
   unpackMessageReply,
   unpackHashes,
   unpackMineReply,
+  unpackRecoverReply,
   unpackSignReply,
   unpackVerifyReply,
   type DecryptRequest,
@@ -28,6 +30,7 @@ import {
   type MineResult,
   type PackedBatch,
   type RecoverableSignature,
+  type RecoverItem,
   type SignItem,
   type VerifyItem,
 } from './pack.js';
@@ -35,6 +38,8 @@ import {
 export interface CryptoService {
   /** One result per item, in order; an item with a wrong-length field is refused alone. */
   verifySignatures(items: readonly VerifyItem[]): Promise<WorkResult<boolean>[]>;
+  /** The 33-byte public key each compact signature recovers to, one result per item. */
+  recoverPublicKeys(items: readonly RecoverItem[]): Promise<WorkResult<Uint8Array>[]>;
   /** DeSoHashV1 of each 100-byte v1 header. */
   hashHeaders(headers: readonly Uint8Array[]): Promise<Uint8Array[]>;
   /** The first nonce in [startNonce, startNonce + count) whose header hash is <= target. */
@@ -64,6 +69,10 @@ export abstract class BatchCrypto implements CryptoService {
 
   verifySignatures(items: readonly VerifyItem[]): Promise<WorkResult<boolean>[]> {
     return this.runBatch('verifySignatures', () => packVerifyItems(items), unpackVerifyReply);
+  }
+
+  recoverPublicKeys(items: readonly RecoverItem[]): Promise<WorkResult<Uint8Array>[]> {
+    return this.runBatch('recoverPublicKeys', () => packRecoverItems(items), unpackRecoverReply);
   }
 
   async hashHeaders(headers: readonly Uint8Array[]): Promise<Uint8Array[]> {

@@ -22,12 +22,14 @@ export function createIdentity(opts: {
   crypto: CryptoService;
   log: Logger;
   nodeSecret: Uint8Array;
-  /** Until derived-key authorizations exist on chain, every derived-key token is refused. */
+  /** Whether a derived key may sign for its owner (chain state); without one, none may. */
   derivedKeyAuthorizer?: DerivedKeyAuthorizer;
+  /** The chain's tip height (derived-key expirations count from it). */
+  blockHeight?: () => Promise<number>;
 }): IdentityParts {
   const sessions = new SessionStore(opts.store, opts.nodeSecret, opts.config.identitySessionTtlSeconds * 1000);
   return {
-    identity: new IdentityService({ crypto: opts.crypto, sessions, network: opts.config.network, log: opts.log }),
+    identity: new IdentityService({ crypto: opts.crypto, sessions, network: opts.config.network, log: opts.log, ...(opts.blockHeight ? { blockHeight: opts.blockHeight } : {}) }),
     jwt: new JwtVerifier(opts.crypto, {
       network: opts.config.network,
       derivedKeyAuthorizer: opts.derivedKeyAuthorizer ?? NO_DERIVED_KEYS,

@@ -14,6 +14,8 @@
 import { ApiError } from '../http/errors.js';
 import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import type { CryptoService } from '../crypto/service.js';
+import { getDerivedKey, isDerivedKeyValid } from '../chain/state/derivedKeys.js';
+import type { StateReader } from '../chain/state/reader.js';
 import { sha256 } from '../../wasm/hash.js';
 
 /**
@@ -57,6 +59,21 @@ export interface DerivedKeyAuthorizer {
 export const NO_DERIVED_KEYS: DerivedKeyAuthorizer = Object.freeze({
   isAuthorized: async (): Promise<boolean> => false,
 });
+
+/**
+ * Derived-key authorization from chain state, as the reference's ValidateDerivedKey(owner,
+ * derived, tipHeight): the owner authorized the key (operation VALID, so never de-authorized)
+ * and its expiration block is above the tip's height. Reads `state` (the store: mined state);
+ * the reference also sees mempool authorizations, which here count once mined.
+ */
+export function chainDerivedKeyAuthorizer(state: StateReader, chain: { tip(): Promise<{ height: bigint }> }): DerivedKeyAuthorizer {
+  return {
+    isAuthorized: async (owner, derived) => {
+      const [record, tip] = await Promise.all([getDerivedKey(state, owner, derived), chain.tip()]);
+      return isDerivedKeyValid(record, tip.height);
+    },
+  };
+}
 
 export interface IssueJwtOptions {
   /** `iat`, in Unix seconds. @default floor(Date.now() / 1000) */

@@ -29,7 +29,7 @@ const PUBLIC_KEY_EXTRA = new Set(['DerivedPublicKey']);
 /** ExtraData keys whose values are numbers (stored as uvarints, reference encoders). */
 const UVARINT_EXTRA = new Set(['NodeSource']);
 /** ExtraData keys whose values are booleans "0"/"1" (one byte). */
-const BOOL_EXTRA = new Set(['IsQuotedRepost', 'IsFrozen']);
+const BOOL_EXTRA = new Set(['IsQuotedReclout', 'IsQuotedRepost', 'IsFrozen']);
 
 /**
  * A request's ExtraData map as transaction ExtraData: typed keys through their encoders,

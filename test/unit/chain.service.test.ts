@@ -184,6 +184,34 @@ describe('chain: transactions through the mempool', () => {
     await mine(alice);
     assert.ok((await chain.balance(carol.pk)) > 3_000_000n, 'carol kept the rest');
   });
+
+  it('concurrent admissions that spend the same coins: exactly one gets in', async () => {
+    const dave = newKey();
+    await chain.submitTransaction(await transfer(alice, dave.pk, 1_000_000n));
+    await mine(alice);
+    // Each spends 600,000 of dave's 1,000,000: any two together overspend.
+    const signed = await Promise.all(Array.from({ length: 12 }, () => transfer(dave, bob.pk, 600_000n)));
+    const results = await Promise.allSettled(signed.map((b) => chain.submitTransaction(b)));
+    const admitted = results.filter((r) => r.status === 'fulfilled').length;
+    assert.equal(admitted, 1, `one admitted, the rest refused: ${results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message.slice(0, 40) : 'ok')).join(' | ')}`);
+    for (const r of results) if (r.status === 'rejected') assert.match((r.reason as Error).message, /RuleErrorInsufficientBalance|changing too fast/);
+    const t = await chain.blockTemplate(alice.pk, 1);
+    assert.equal(t.stats.TxnCount, 1, 'the template holds the one admitted transfer');
+    assert.equal(t.stats.FailingTxnError, 'You good');
+    await mine(alice);
+    assert.ok((await chain.balance(dave.pk)) < 400_000n, 'dave spent once');
+  });
+
+  it('a template after many admissions holds exactly the admitted transactions, in order', async () => {
+    const before = (await chain.blockTemplate(alice.pk, 1)).stats.TxnCount;
+    const hashes: string[] = [];
+    for (let i = 0; i < 30; i++) hashes.push((await chain.submitTransaction(await transfer(alice, bob.pk, BigInt(1000 + i)))).hashHex);
+    const t = await chain.blockTemplate(alice.pk, 1);
+    assert.equal(t.stats.TxnCount, before + 30);
+    assert.deepEqual((await chain.mempool()).slice(-30).map((m) => m.hashHex), hashes);
+    await mine(alice);
+    assert.equal((await chain.mempool()).length, 0, 'all mined');
+  });
 });
 
 describe('chain: submit-block rejections', () => {

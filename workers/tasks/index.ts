@@ -9,6 +9,7 @@ import { ecdh } from './ecdh.js';
 import { encryptMessages } from './encryptMessages.js';
 import { hashHeaders } from './hashHeaders.js';
 import { mineNonces } from './mineNonces.js';
+import { recoverPublicKeys } from './recoverPublicKeys.js';
 import { sign } from './sign.js';
 import { verifySignatures } from './verifySignatures.js';
 
@@ -16,6 +17,7 @@ export type Task = (request: Uint8Array) => Uint8Array;
 
 export const TASKS: Readonly<Record<TaskName, Task>> = {
   verifySignatures,
+  recoverPublicKeys,
   hashHeaders,
   mineNonces,
   sign,

@@ -28,6 +28,12 @@ export interface ConnectRules {
   maxNonceExpirationBlockHeightOffset: bigint;
   /** Fee floor: fee × 1000 ≥ rate × size in bytes. */
   minNetworkFeeNanosPerKB: bigint;
+  /**
+   * Burned when a profile is created (core global param CreateProfileFeeNanos). A node setting
+   * (`--create-profile-fee-nanos`) until global params live on chain; every process of one
+   * node must agree on it, as on every consensus rule.
+   */
+  createProfileFeeNanos: bigint;
 }
 
 /** Largest native amount one output may carry (core MaxNanos-style bound, 3e16). */

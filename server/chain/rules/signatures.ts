@@ -2,26 +2,25 @@
  * Transaction signature checks (reference node-api.md §5.4), batched through the crypto pool.
  *
  * - DER (`0x30…`): signed by the transaction's public key, or by the derived key named in
- *   ExtraData `DerivedPublicKey`, which the owner must have authorized.
- * - DeSo-DER (`0x31..0x34`): signed by an authorized derived key of the owner; the recovery id
- *   would name it, but checking the signature against each of the owner's authorized derived
- *   keys gives the same answer without a recovery step on the event loop.
+ *   ExtraData `DerivedPublicKey`.
+ * - DeSo-DER (`0x31..0x34`): signed by a derived key, which the recovery id in the header
+ *   names: the pool recovers it (a recovered key always verifies, so nothing else is checked).
+ *
+ * Whether a derived signer is authorized by the owner is state, checked when the transaction
+ * connects (derivedKeys.ts `checkDerivedKeySigner`); here only "who signed" is settled.
  * High-S signatures are refused (the reference does, from height 0 on regtest).
  * @module
  */
 import type { CryptoService } from '../../crypto/service.js';
-import type { VerifyItem } from '../../crypto/pack.js';
+import type { RecoverItem, VerifyItem } from '../../crypto/pack.js';
 import { decodeDerSignature } from '../../identity/signTxn.js';
 import { hashToSign, type TxnEnvelope } from '../txn/envelope.js';
-import { RuleError } from './errors.js';
+import { RuleError, type RuleErrorCode } from './errors.js';
 
 /** ExtraData key naming the derived key that signed (§5.4 variant a). */
 export const DERIVED_PUBLIC_KEY_EXTRA = 'DerivedPublicKey';
 
 const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-
-/** The owner's derived keys that may sign at `height` (none until derived keys are on chain). */
-export type DerivedKeysOf = (owner: Uint8Array) => Promise<Uint8Array[]>;
 
 export interface SignedTxn {
   bytes: Uint8Array;
@@ -37,58 +36,66 @@ export interface SignatureVerdict {
   signer: Uint8Array;
 }
 
-export async function checkSignatures(crypto: CryptoService, txns: readonly SignedTxn[], derivedKeysOf: DerivedKeysOf): Promise<SignatureVerdict[]> {
-  const results: (RuleError | null)[] = new Array(txns.length).fill(null);
-  const signerOf: Uint8Array[] = txns.map(({ txn }) => txn.publicKey);
-  const items: VerifyItem[] = [];
-  const owners: number[] = [];
-  await Promise.all(
-    txns.map(async ({ bytes, txn }, i) => {
-      const fail = (code: ConstructorParameters<typeof RuleError>[0], detail: string): void => {
-        results[i] = new RuleError(code, detail);
-      };
-      if (txn.signature.length === 0) return fail('RuleErrorInvalidTransactionSignature', 'the transaction is not signed');
-      let sig;
-      try {
-        sig = decodeDerSignature(txn.signature);
-      } catch (e) {
-        return fail('RuleErrorInvalidTransactionSignature', (e as Error).message);
-      }
-      const s = BigInt(`0x${Buffer.from(sig.compact.subarray(32)).toString('hex')}`);
-      if (s > HALF_N) return fail('RuleErrorTxnSigHasHighS', 'signatures must be low-S');
-      const named = txn.extraData.find(([k]) => Buffer.from(k).toString('latin1') === DERIVED_PUBLIC_KEY_EXTRA)?.[1];
-      if (sig.recoveryId !== null && named !== undefined) {
-        return fail('RuleErrorDerivedKeyHasBothExtraDataAndRecoveryId', 'use either ExtraData DerivedPublicKey or a DeSo-DER signature, not both');
-      }
-      let signers: Uint8Array[];
-      if (sig.recoveryId === null && named === undefined) {
-        signers = [txn.publicKey];
-      } else {
-        // A named derived key is verified here and its authorization checked when the
-        // transaction connects (checkDerivedKeySigner); a DeSo-DER signature is tried against
-        // the owner's derived keys.
-        if (named !== undefined && named.length !== 33) return fail('RuleErrorDerivedKeyInvalidExtraData', 'ExtraData DerivedPublicKey is not a 33-byte public key');
-        signers = named !== undefined ? [named] : await derivedKeysOf(txn.publicKey);
-        if (signers.length === 0) return fail('RuleErrorDerivedKeyNotAuthorized', 'the signing derived key is not authorized by the transaction\'s owner');
-      }
-      const hash = hashToSign(bytes);
-      for (const publicKey of signers) {
-        items.push({ publicKey, hash, signature: sig.compact, lowS: true });
-        owners.push(i);
-      }
-      if (signers.length === 1) signerOf[i] = signers[0]!;
-    }),
-  );
-  const verdicts = items.length === 0 ? [] : await crypto.verifySignatures(items);
-  const good = new Set<number>();
-  verdicts.forEach((v, k) => {
-    if (v.ok && v.value) {
-      good.add(owners[k]!);
-      signerOf[owners[k]!] = items[k]!.publicKey;
+/** The derived key named in ExtraData, if any. */
+export function namedDerivedKey(txn: TxnEnvelope): Uint8Array | undefined {
+  return txn.extraData.find(([k]) => Buffer.from(k).toString('latin1') === DERIVED_PUBLIC_KEY_EXTRA)?.[1];
+}
+
+export async function checkSignatures(crypto: CryptoService, txns: readonly SignedTxn[]): Promise<SignatureVerdict[]> {
+  const verdicts: SignatureVerdict[] = txns.map(({ txn }) => ({ error: null, signer: txn.publicKey }));
+  const fail = (i: number, code: RuleErrorCode, detail: string): void => {
+    verdicts[i]!.error = new RuleError(code, detail);
+  };
+  const verify: VerifyItem[] = [];
+  const verifyOwners: number[] = [];
+  const recover: RecoverItem[] = [];
+  const recoverOwners: number[] = [];
+
+  txns.forEach(({ bytes, txn }, i) => {
+    if (txn.signature.length === 0) return fail(i, 'RuleErrorInvalidTransactionSignature', 'the transaction is not signed');
+    let sig;
+    try {
+      sig = decodeDerSignature(txn.signature);
+    } catch (e) {
+      return fail(i, 'RuleErrorInvalidTransactionSignature', (e as Error).message);
+    }
+    const s = BigInt(`0x${Buffer.from(sig.compact.subarray(32)).toString('hex')}`);
+    if (s > HALF_N) return fail(i, 'RuleErrorTxnSigHasHighS', 'signatures must be low-S');
+    const named = namedDerivedKey(txn);
+    const hash = hashToSign(bytes);
+    if (sig.recoveryId !== null) {
+      if (named !== undefined) return fail(i, 'RuleErrorDerivedKeyHasBothExtraDataAndRecoveryId', 'use either ExtraData DerivedPublicKey or a DeSo-DER signature, not both');
+      recover.push({ hash, signature: sig.compact, recovery: sig.recoveryId });
+      recoverOwners.push(i);
+      return;
+    }
+    if (named !== undefined) {
+      if (named.length !== 33) return fail(i, 'RuleErrorDerivedKeyInvalidExtraData', 'ExtraData DerivedPublicKey is not a 33-byte public key');
+      verdicts[i]!.signer = named;
+    }
+    verify.push({ publicKey: verdicts[i]!.signer, hash, signature: sig.compact, lowS: true });
+    verifyOwners.push(i);
+  });
+
+  const [verified, recovered] = await Promise.all([
+    verify.length === 0 ? [] : crypto.verifySignatures(verify),
+    recover.length === 0 ? [] : crypto.recoverPublicKeys(recover),
+  ]);
+  verified.forEach((v, k) => {
+    if (!(v.ok && v.value)) fail(verifyOwners[k]!, 'RuleErrorInvalidTransactionSignature', 'the signature does not verify for the transaction\'s signer');
+  });
+  recovered.forEach((r, k) => {
+    const i = recoverOwners[k]!;
+    if (!r.ok) return fail(i, 'RuleErrorDerivedKeyInvalidRecoveryId', `the DeSo-DER signature names no public key: ${r.error}`);
+    verdicts[i]!.signer = r.value.slice();
+  });
+  // An owner is never its own derived key: a derived-key encoding that names the owner would
+  // otherwise pass as an owner signature without the derived-key check.
+  verdicts.forEach((v, i) => {
+    const txn = txns[i]!.txn;
+    if (v.error === null && v.signer !== txn.publicKey && Buffer.compare(v.signer, txn.publicKey) === 0) {
+      fail(i, 'RuleErrorDerivedKeyNotAuthorized', 'the derived key a signature names is the owner key itself');
     }
   });
-  for (const i of new Set(owners)) {
-    if (!good.has(i)) results[i] = new RuleError('RuleErrorInvalidTransactionSignature', 'the signature does not verify for the transaction\'s signer');
-  }
-  return results.map((error, i) => ({ error, signer: signerOf[i]! }));
+  return verdicts;
 }

@@ -3,9 +3,10 @@
  * @module
  */
 import { chainKeys } from './keys.js';
+import type { StateReader } from './reader.js';
 import type { StateView } from './view.js';
 
-export async function getBalance(view: StateView, pk33: Uint8Array): Promise<bigint> {
+export async function getBalance(view: StateReader, pk33: Uint8Array): Promise<bigint> {
   return (await view.get<bigint>(chainKeys.balance(pk33))) ?? 0n;
 }
 

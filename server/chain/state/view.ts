@@ -44,6 +44,14 @@ export class StateView {
     return v;
   }
 
+  /**
+   * The value as it was before this view's own writes (what the parent, or the store, holds):
+   * rules that weigh a transaction's effects compare it with `get`.
+   */
+  async getBefore<T>(key: string): Promise<T | undefined> {
+    return this.parent !== null ? this.parent.get<T>(key) : this.store.get<T>(key);
+  }
+
   set(key: string, value: unknown): void {
     this.writes.set(key, value);
   }
