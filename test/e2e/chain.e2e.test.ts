@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { signTx } from 'deso-protocol';
-import { decodeTxn } from '../../server/chain/txn/envelope.js';
+import { decodeTxn, encodeTxn } from '../../server/chain/txn/envelope.js';
+import { TxnType } from '../../server/chain/txn/metadata.js';
+import { signTransaction } from '../../server/identity/signTxn.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
@@ -173,6 +175,14 @@ describe('send-deso → sign → submit-transaction → mined', () => {
     const over = await post('submit-transaction', { TransactionHex: await signTx(o['TransactionHex'] as string, poor.seedHex) });
     assert.equal(over.status, 400);
     assert.match(String(over.json['error']), /RuleErrorInsufficientBalance/);
+    // Malformed metadata: a transfer re-typed as UPDATE_PROFILE carries no profile metadata.
+    const m = await ok('send-deso', { SenderPublicKeyBase58Check: alice.pk, RecipientPublicKeyOrUsername: bob.pk, AmountNanos: 1, MinFeeRateNanosPerKB: 1000 });
+    const retyped = encodeTxn({ ...decodeTxn(new Uint8Array(Buffer.from(m['TransactionHex'] as string, 'hex'))), txnType: TxnType.UPDATE_PROFILE, outputs: [], metadata: Uint8Array.of(1, 2, 3) });
+    // (The SDK refuses to parse such bytes, so our own signer signs them.)
+    const signedRetyped = await signTransaction(crypto, retyped, new Uint8Array(Buffer.from(alice.seedHex, 'hex')), { derived: false });
+    const malformed = await post('submit-transaction', { TransactionHex: Buffer.from(signedRetyped).toString('hex') });
+    assert.equal(malformed.status, 400);
+    assert.match(String(malformed.json['error']), /RuleErrorTxnMetadataMalformed/);
     const both = await post('submit-transaction', { TransactionHex: good, UnsignedTransactionHex: good });
     assert.equal(both.status, 400);
     assert.match(String(both.json['error']), /Cannot submit both/);
