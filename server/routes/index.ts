@@ -2,17 +2,23 @@
 import type { AppDeps } from '../app.js';
 import type { Route } from '../http/route.js';
 import { accessGroupRoutes } from './accessGroups.js';
+import { accessGroupReadRoutes } from './accessGroupReads.js';
 import { creatorCoinRoutes } from './creatorCoins.js';
 import { daoCoinRoutes } from './daoCoins.js';
 import { derivedKeyRoutes } from './derivedKeys.js';
 import { identityRoutes } from './identity.js';
 import { messageRoutes } from './messages.js';
+import { messageReadRoutes } from './messageReads.js';
 import { metaRoutes } from './meta.js';
 import { minerRoutes } from './miner.js';
 import { nodeRoutes } from './node.js';
+import { orderBookRoutes } from './orderBook.js';
 import { postRoutes } from './posts.js';
 import { profileRoutes } from './profiles.js';
+import { referralRoutes } from './referrals.js';
 import { transactionRoutes } from './transactions.js';
+import { tutorialRoutes } from './tutorial.js';
+import { userRoutes } from './users.js';
 
 export function allRoutes(deps: AppDeps): Route[][] {
   return [
@@ -28,5 +34,11 @@ export function allRoutes(deps: AppDeps): Route[][] {
     daoCoinRoutes(deps),
     accessGroupRoutes(deps),
     messageRoutes(deps),
+    accessGroupReadRoutes(deps),
+    messageReadRoutes(deps),
+    orderBookRoutes(deps),
+    referralRoutes(deps),
+    tutorialRoutes(deps),
+    userRoutes(deps),
   ];
 }

@@ -1,0 +1,152 @@
+/**
+ * Who may call a route: the admin check of the reference's `CheckAdminPublicKey` (node-api.md
+ * §1.2) and the per-user JWT check of the JWT-protected routes (spec §5), both over the one
+ * verifier `deps.jwt`.
+ *
+ * Statuses (the reference answers 400 for all of these; this node separates them):
+ * - 400: the request names no valid public key (a malformed key is bad input, not bad
+ *   credentials).
+ * - 401: no JWT, or a JWT that proves nothing: malformed, expired, or with a signature that
+ *   verifies under no key.
+ * - 403: a JWT that is valid but not for the key it is presented for (a token of user A sent
+ *   as B, or a derived key B never authorized), and an authenticated caller who is not an
+ *   admin (or super admin) of this node.
+ *
+ * "Valid for another key" is decided by the verifier itself: the signature's signer is
+ * recovered (recovery ids 0 and 1; 2 and 3 need r ≥ n, which never occurs in practice) and the
+ * token re-verified for that key. Any 64-byte string whose r is an x coordinate recovers to
+ * *some* key, so a forged token can also land here; it then gets 403 instead of 401, and the
+ * statement "this token is valid only for another key" is still true of it. Nothing is learnt
+ * that the caller could not compute.
+ *
+ * The reference's `"*"` wildcard (every admin route open) is not accepted by this node's config.
+ * @module
+ */
+import type { AppDeps } from '../app.js';
+import { MAX_JWT_CHARS } from '../identity/jwt.js';
+import { decodePublicKey, encodePublicKey } from '../keys/index.js';
+import { sha256 } from '../../wasm/hash.js';
+import { ApiError, isApiError } from './errors.js';
+import { route, type Reply, type Route, type RouteContext } from './route.js';
+import { v, type Schema } from './schema.js';
+
+export type AdminLevel = 'admin' | 'superAdmin';
+
+/** The recovery ids worth trying: 2 and 3 mean r ≥ n (probability ~2^-128). */
+const RECOVERY_IDS = [0, 1] as const;
+const JWT_SIGNATURE_BYTES = 64;
+
+/** The credential fields every admin request body carries (reference `AdminRequest`). */
+const credentialsBody = v.object({
+  AdminPublicKey: v.optional(v.string({ maxLength: 1000 }), ''),
+  JWT: v.optional(v.string(), ''),
+});
+
+/**
+ * Resolves when `jwt` authenticates `publicKeyBase58Check`; otherwise throws the 401/403 of
+ * the module comment with `prefix` before the verifier's message
+ * (e.g. `GetReferralInfoForUser: Error validating JWT: Problem verifying JWT token: …`).
+ * @throws {KeyError} when the public key itself is malformed (400)
+ */
+export async function requireUserJwt(deps: AppDeps, publicKeyBase58Check: string, jwt: string, prefix: string, field = 'PublicKeyBase58Check'): Promise<void> {
+  try {
+    await deps.jwt.verify(publicKeyBase58Check, jwt, field);
+  } catch (err) {
+    if (!isApiError(err)) throw err;
+    if (err.status === 401 && (await validForAnotherKey(deps, publicKeyBase58Check, jwt))) {
+      throw new ApiError(403, `${prefix}JWT is valid for another public key, not for ${publicKeyBase58Check}`);
+    }
+    throw new ApiError(err.status, `${prefix}${err.message}`, err.headers);
+  }
+}
+
+/** Whether the token verifies (signature and claims) for a key other than `claimed`. */
+async function validForAnotherKey(deps: AppDeps, claimed: string, jwt: string): Promise<boolean> {
+  if (jwt.length > MAX_JWT_CHARS) return false;
+  const parts = jwt.split('.');
+  if (parts.length !== 3) return false;
+  const signature = new Uint8Array(Buffer.from(parts[2]!, 'base64url'));
+  if (signature.length !== JWT_SIGNATURE_BYTES) return false;
+  const hash = sha256(Buffer.from(`${parts[0]}.${parts[1]}`, 'latin1'));
+  const recovered = await deps.crypto.recoverPublicKeys(RECOVERY_IDS.map((recovery) => ({ hash, signature, recovery })));
+  const network = deps.config.network;
+  const claimedKey = encodePublicKey(decodePublicKey(claimed, network, 'PublicKeyBase58Check'), network);
+  for (const r of recovered) {
+    if (!r.ok) continue;
+    const candidate = encodePublicKey(r.value, network);
+    if (candidate === claimedKey) continue;
+    try {
+      await deps.jwt.verify(candidate, jwt);
+      return true;
+    } catch (err) {
+      if (!isApiError(err)) throw err;
+    }
+  }
+  return false;
+}
+
+function isAdminKey(deps: AppDeps, key: string, level: AdminLevel): boolean {
+  const { adminPublicKeys, superAdminPublicKeys } = deps.config;
+  return superAdminPublicKeys.includes(key) || (level === 'admin' && adminPublicKeys.includes(key));
+}
+
+/**
+ * The reference's CheckAdminPublicKey over a request body: `AdminPublicKey` plus a `JWT` for
+ * it, the key listed in `config.adminPublicKeys` (admin level) or `config.superAdminPublicKeys`
+ * (either level). Returns the admin's key in this node's Base58Check form.
+ */
+export async function requireAdmin(deps: AppDeps, body: unknown, level: AdminLevel): Promise<string> {
+  const network = deps.config.network;
+  const { AdminPublicKey, JWT } = credentialsBody.parse(body, '', { network });
+  if (AdminPublicKey === '') throw new ApiError(401, 'CheckAdminPublicKey: Missing AdminPublicKey param');
+  const key = encodePublicKey(decodePublicKey(AdminPublicKey, network, 'AdminPublicKey'), network);
+  await requireUserJwt(deps, key, JWT, 'CheckAdminPublicKey: Invalid token: ', 'AdminPublicKey');
+  if (!isAdminKey(deps, key, level)) {
+    throw new ApiError(403, level === 'admin' ? 'CheckAdminPublicKey: Not an admin' : 'CheckAdminPublicKey: Not a superadmin');
+  }
+  return key;
+}
+
+/** Whether `publicKeyBase58Check` (already normalized) is an admin of this node (reference `UserAdminStatus`). */
+export function isAdmin(deps: AppDeps, publicKeyBase58Check: string): boolean {
+  return isAdminKey(deps, publicKeyBase58Check, 'admin');
+}
+
+export interface AdminRouteSpec<B> {
+  path: string;
+  summary: string;
+  level: AdminLevel;
+  body: Schema<B>;
+  handle(ctx: RouteContext<B>, admin: string): Promise<Reply> | Reply;
+}
+
+/**
+ * A POST admin route. Credentials are checked before the body is validated, as the reference
+ * checks them in a middleware, so a caller who is not an admin learns nothing about the
+ * route's fields. The documented schema includes `AdminPublicKey` and `JWT`.
+ */
+export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
+  const inner = spec.body;
+  const credentialsJson = credentialsBody.json as { properties: Record<string, unknown> };
+  const innerJson = inner.json as { properties?: Record<string, unknown>; required?: string[] };
+  const documented: Schema<unknown> = {
+    json: {
+      ...inner.json,
+      properties: { ...innerJson.properties, ...credentialsJson.properties },
+      required: [...(innerJson.required ?? []), 'AdminPublicKey', 'JWT'],
+    },
+    // Validation happens in the handler, after the credential check.
+    parse: (value) => value,
+  };
+  return route<unknown>({
+    method: 'POST',
+    path: spec.path,
+    summary: `${spec.summary} (${spec.level === 'admin' ? 'admin' : 'super admin'} only)`,
+    body: documented,
+    async handle(ctx) {
+      const admin = await requireAdmin(deps, ctx.body, spec.level);
+      const body = inner.parse(ctx.body, '', { network: deps.config.network });
+      return spec.handle({ ...ctx, body }, admin);
+    },
+  });
+}

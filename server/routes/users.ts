@@ -1,0 +1,336 @@
+/**
+ * Users and profiles, spec §4.4 (reference node-api.md §2.3, backend routes/user.go): thin
+ * handlers over server/social/. Messages keep the reference's prefixes; inputs that fail to
+ * decode as public keys are never echoed (they could be pasted private keys).
+ *
+ * JWT-protected routes verify through `deps.jwt` and keep its status: 401 when the token does
+ * not prove the key (including a token another owner key signed), 403 when it is authentic but
+ * signed by a derived key the owner has not authorized (e.g. another owner's derived key).
+ * @module
+ */
+import type { AppDeps } from '../app.js';
+import { ApiError, badRequest, isApiError, notFound } from '../http/errors.js';
+import { empty, json, raw, route, type Route } from '../http/route.js';
+import { v } from '../http/schema.js';
+import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
+import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
+import { profileRecordResponse } from '../social/profileEntry.js';
+import {
+  blockedKeysHex,
+  getUserMetadata,
+  mailerFor,
+  newEmailVerification,
+  setBlocked,
+  updateUserMetadata,
+} from '../social/userMetadata.js';
+import {
+  decodeProfilePicture,
+  DEFAULT_PROFILES_TO_FETCH,
+  getProfiles,
+  keySetJson,
+  MAX_PROFILES_TO_FETCH,
+  MODERATION_TYPES,
+  PROFILE_ORDERS,
+  userDerivedKeys,
+  userMetadataResponse,
+  UsersRequestError,
+  usersStateless,
+  type ProfileOrder,
+} from '../social/users.js';
+import { decodeKeyOr400 } from './profiles.js';
+
+const key = (maxLength = 200): ReturnType<typeof v.string> => v.string({ maxLength });
+
+export const getUsersStatelessBody = v.object({
+  PublicKeysBase58Check: v.array(key(), 1000),
+  /** Spec spelling `SkipForLeaderBoard`; field names match case-insensitively. */
+  SkipForLeaderboard: v.optional(v.boolean(), false),
+  IncludeBalance: v.optional(v.boolean(), false),
+  /** Accepted; on this balance-model chain the balance is the same either way. */
+  GetUnminedBalance: v.optional(v.boolean(), false),
+  /** Extension (not in the reference): leave out what this reader blocked. */
+  ReaderPublicKeyBase58Check: v.optional(key(), ''),
+});
+
+export const getProfilesBody = v.object({
+  PublicKeyBase58Check: v.optional(key(), ''),
+  Username: v.optional(v.string({ maxLength: 100 }), ''),
+  UsernamePrefix: v.optional(v.string({ maxLength: 100 }), ''),
+  /** Deprecated and ignored (the spec spells it `Descripton`; both are accepted). */
+  Description: v.optional(v.string({ maxLength: 20_000 }), ''),
+  Descripton: v.optional(v.string({ maxLength: 20_000 }), ''),
+  OrderBy: v.optional(v.string({ maxLength: 100 }), ''),
+  NumToFetch: v.optional(v.int(0, 2 ** 32 - 1), 0),
+  ReaderPublicKeyBase58Check: v.optional(key(), ''),
+  ModerationType: v.optional(v.string({ maxLength: 100 }), ''),
+  FetchUsersThatHODL: v.optional(v.boolean(), false),
+  AddGlobalFeedBool: v.optional(v.boolean(), false),
+});
+
+export const getSingleProfileBody = v.object({
+  PublicKeyBase58Check: v.optional(key(), ''),
+  Username: v.optional(v.string({ maxLength: 100 }), ''),
+  NoErrorOnMissing: v.optional(v.boolean(), false),
+});
+
+export const userGlobalMetadataBody = v.object({
+  UserPublicKeyBase58Check: v.optional(key(), ''),
+  JWT: v.optional(v.string({ maxLength: 4096 }), ''),
+});
+
+export const updateUserGlobalMetadataBody = v.object({
+  UserPublicKeyBase58Check: v.optional(key(), ''),
+  JWT: v.optional(v.string({ maxLength: 4096 }), ''),
+  Email: v.optional(v.string({ maxLength: 254 }), ''),
+  MessageReadStateUpdatesByContact: v.optional(v.record(v.int(-(2 ** 53 - 1), 2 ** 53 - 1), 1000)),
+});
+
+export const deletePiiBody = v.object({
+  PublicKeyBase58Check: v.optional(key(), ''),
+  JWT: v.optional(v.string({ maxLength: 4096 }), ''),
+});
+
+export const blockPublicKeyBody = v.object({
+  PublicKeyBase58Check: v.optional(key(), ''),
+  BlockPublicKeyBase58Check: v.optional(key(), ''),
+  Unblock: v.optional(v.boolean(), false),
+  JWT: v.optional(v.string({ maxLength: 4096 }), ''),
+});
+
+export const getUserDerivedKeysBody = v.object({
+  PublicKeyBase58Check: key(),
+});
+
+/** A basic address shape: the mailer should not be pointed at arbitrary strings. */
+const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
+
+/** Verifies `jwt` for `pkBase58` through deps.jwt; failures keep their status, with `prefix` on the message. */
+async function verifyJwt(deps: AppDeps, pkBase58: string, jwt: string, field: string, prefix: string): Promise<void> {
+  try {
+    await deps.jwt.verify(pkBase58, jwt, field);
+  } catch (e) {
+    if (isApiError(e)) throw new ApiError(e.status, `${prefix}${e.message}`, e.headers);
+    if (isKeyError(e)) throw badRequest(`${prefix}${e.message}`);
+    throw e;
+  }
+}
+
+function rethrowUsersError(e: unknown): never {
+  if (e instanceof UsersRequestError) throw new ApiError(e.status, e.message);
+  throw e;
+}
+
+/** A redirect target for `?fallback=`: an absolute http(s) URL or a path on this host. */
+function fallbackLocation(s: string): string | null {
+  if (s.startsWith('/') && !s.startsWith('//') && !/[\r\n]/.test(s)) return s;
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+export function userRoutes(deps: AppDeps): Route[] {
+  const network = deps.config.network;
+  const tryDecode = (s: string): Uint8Array | null => {
+    try {
+      return decodePublicKey(s, network, 'PublicKeysBase58Check');
+    } catch (e) {
+      if (isKeyError(e)) return null;
+      throw e;
+    }
+  };
+
+  return [
+    route({
+      method: 'POST',
+      path: '/get-users-stateless',
+      summary: 'Users with profile, balance, holdings and node-local metadata (reference UserList)',
+      body: getUsersStatelessBody,
+      async handle({ body }) {
+        const reader = body.ReaderPublicKeyBase58Check === '' ? null : decodeKeyOr400(body.ReaderPublicKeyBase58Check, network, 'ReaderPublicKeyBase58Check', 'GetUsersStateless: Problem decoding reader public key');
+        // A key that does not decode stays in the list (reference), but is not echoed back.
+        const keys = body.PublicKeysBase58Check.map((k) => (k === '' || tryDecode(k) !== null ? k : ''));
+        const state = await deps.chain.pendingView();
+        return json(await usersStateless(deps, state, { publicKeys: keys, skipForLeaderboard: body.SkipForLeaderboard, includeBalance: body.IncludeBalance, reader }, tryDecode));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/get-profiles',
+      summary: 'Profiles by coin value (or username prefix), paged by public key or username',
+      body: getProfilesBody,
+      async handle({ body }) {
+        const numToFetch = body.NumToFetch === 0 ? DEFAULT_PROFILES_TO_FETCH : body.NumToFetch;
+        if (numToFetch >= MAX_PROFILES_TO_FETCH) throw badRequest('GetProfiles: Max value for NumToFetch exceeded');
+        if (!(PROFILE_ORDERS as readonly string[]).includes(body.OrderBy)) throw badRequest(`GetProfiles: OrderBy must be one of newest_last_post, newest_last_comment, influencer_coin_price or empty`);
+        if (!(MODERATION_TYPES as readonly string[]).includes(body.ModerationType)) throw badRequest('GetProfiles: ModerationType must be empty, unrestricted or leaderboard');
+        const reader = body.ReaderPublicKeyBase58Check === '' ? null : decodeKeyOr400(body.ReaderPublicKeyBase58Check, network, 'ReaderPublicKeyBase58Check', 'GetProfiles: Problem decoding user public key');
+        // Listings walk the store's indexes: mined state (see server/social/users.ts).
+        const state = deps.store;
+        let start: Uint8Array | null = null;
+        if (body.UsernamePrefix === '') {
+          if (body.PublicKeyBase58Check !== '') start = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', 'GetProfiles: Problem decoding user public key');
+          else if (body.Username !== '') {
+            const p = await getProfileByUsername(state, body.Username);
+            if (p === undefined) throw badRequest(`GetProfiles: Problem getting profile for username: <nil> : ${body.Username}`);
+            start = p.publicKey;
+          }
+        }
+        try {
+          return json(
+            await getProfiles(deps, state, {
+              start,
+              usernamePrefix: body.UsernamePrefix,
+              orderBy: body.OrderBy as ProfileOrder,
+              numToFetch,
+              reader,
+              fetchUsersThatHodl: body.FetchUsersThatHODL,
+              addGlobalFeedBool: body.AddGlobalFeedBool,
+            }),
+          );
+        } catch (e) {
+          rethrowUsersError(e);
+        }
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/get-single-profile',
+      summary: 'One profile by public key or username (404 unless NoErrorOnMissing)',
+      body: getSingleProfileBody,
+      async handle({ body }) {
+        if (body.PublicKeyBase58Check === '' && body.Username === '') throw badRequest('GetSingleProfile: PublicKeyBase58Check or Username is required');
+        const state = await deps.chain.pendingView();
+        const profile =
+          body.PublicKeyBase58Check !== ''
+            ? await getProfile(state, decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', 'GetSingleProfile: Problem decoding user public key'))
+            : await getProfileByUsername(state, body.Username);
+        if (profile === undefined) {
+          if (body.NoErrorOnMissing) return json({ Profile: null, IsBlacklisted: false, IsGraylisted: false });
+          throw notFound(`GetSingleProfile: could not find profile for username or public key: ${body.Username}, ${body.PublicKeyBase58Check}`);
+        }
+        return json({ Profile: await profileRecordResponse(deps, state, profile), IsBlacklisted: false, IsGraylisted: false });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/get-single-profile-picture/:PublicKeyBase58Check',
+      summary: 'The profile picture as an image (302 to ?fallback= when there is none)',
+      async handle({ params, query }) {
+        const pk = decodeKeyOr400(params['PublicKeyBase58Check'] ?? '', network, 'PublicKeyBase58Check', 'GetSingleProfilePicture: Problem decoding user public key');
+        const fallback = query.get('fallback') ?? '';
+        const location = fallback === '' ? null : fallbackLocation(fallback);
+        if (fallback !== '' && location === null) throw badRequest('GetSingleProfilePicture: fallback must be an http(s) URL or a path on this host');
+        const profile = await getProfile(await deps.chain.pendingView(), pk);
+        const pic = profile === undefined ? { problem: '_getProfilePictureForPublicKey: Profile not found' } : decodeProfilePicture(profile.profilePic);
+        if ('problem' in pic) {
+          if (location !== null) return raw('', 'text/plain; charset=utf-8', 302, { Location: location });
+          throw notFound(`GetSingleProfilePicture: Profile Picture not found: ${pic.problem}`);
+        }
+        return raw(pic.bytes, pic.contentType);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/get-user-metadata/:PublicKeyBase58Check',
+      summary: 'Node-local flags of a user: phone/email present and verified, blocked keys, can create a profile',
+      async handle({ params }) {
+        const pk = decodeKeyOr400(params['PublicKeyBase58Check'] ?? '', network, 'PublicKeyBase58Check', 'GetUserMetadata: error decoding public key');
+        return json(await userMetadataResponse(deps, await deps.chain.pendingView(), pk));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/get-user-derived-keys',
+      summary: "The owner's derived keys with expiration, validity, spending limit and memo",
+      body: getUserDerivedKeysBody,
+      async handle({ body }) {
+        const owner = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', 'GetUserDerivedKeys: Problem decoding user public key');
+        const [state, tip] = await Promise.all([deps.chain.pendingView(), deps.chain.tip()]);
+        return json(await userDerivedKeys(deps, state, owner, tip.height));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/get-user-global-metadata',
+      summary: "The user's email and phone number (JWT of that user)",
+      body: userGlobalMetadataBody,
+      async handle({ body }) {
+        if (body.UserPublicKeyBase58Check === '') throw badRequest('GetUserGlobalMetadataRequest: Must provide a valid public key.');
+        // The reference reports this route's token failures under the update route's prefix.
+        await verifyJwt(deps, body.UserPublicKeyBase58Check, body.JWT, 'UserPublicKeyBase58Check', 'UpdateUserGlobalMetadataRequest: Invalid token: ');
+        const pk = decodePublicKey(body.UserPublicKeyBase58Check, network, 'UserPublicKeyBase58Check');
+        const meta = await getUserMetadata(deps.store, pk);
+        return json({ Email: meta.email, PhoneNumber: meta.phoneNumber });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/update-user-global-metadata',
+      summary: 'Set the email (sends a verification mail) and message read state (JWT of that user)',
+      body: updateUserGlobalMetadataBody,
+      async handle({ body }) {
+        const P = 'UpdateUserGlobalMetadataRequest';
+        if (body.UserPublicKeyBase58Check === '') throw badRequest(`${P}: Must provide a valid public key.`);
+        const readState = body.MessageReadStateUpdatesByContact;
+        if (body.Email === '' && readState === undefined) throw badRequest(`${P}: Must provide something to update.`);
+        await verifyJwt(deps, body.UserPublicKeyBase58Check, body.JWT, 'UserPublicKeyBase58Check', `${P}: Invalid token: `);
+        const pk = decodePublicKey(body.UserPublicKeyBase58Check, network, 'UserPublicKeyBase58Check');
+        if (body.Email !== '' && !EMAIL.test(body.Email)) throw badRequest(`${P}: Email is not a valid email address`);
+
+        const verification = body.Email === '' ? null : newEmailVerification(body.Email, Date.now());
+        let emailChanged = false;
+        await updateUserMetadata(deps.store, pk, (m) => {
+          const next = { ...m, messageReadStateByContact: { ...m.messageReadStateByContact, ...(readState ?? {}) } };
+          emailChanged = verification !== null && m.email !== body.Email;
+          if (emailChanged) Object.assign(next, { email: body.Email, emailVerified: false, emailVerification: verification!.entry });
+          return next;
+        });
+        if (emailChanged) {
+          try {
+            await mailerFor(deps, deps.log).sendVerificationEmail({ to: body.Email, publicKeyBase58Check: encodePublicKey(pk, network), code: verification!.code });
+          } catch (e) {
+            // As the reference: a mail that cannot be sent is logged, the update stands.
+            deps.log.error({ err: e }, 'update-user-global-metadata: sending the verification mail failed');
+          }
+        }
+        return json({});
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/delete-pii',
+      summary: "Remove the user's email and phone number from this node (JWT of that user)",
+      body: deletePiiBody,
+      async handle({ body }) {
+        if (body.PublicKeyBase58Check === '') throw badRequest('DeletePII: PublicKeyBase58Check required');
+        await verifyJwt(deps, body.PublicKeyBase58Check, body.JWT, 'PublicKeyBase58Check', 'DeletePII: error validating JWT: ');
+        const pk = decodePublicKey(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check');
+        await updateUserMetadata(deps.store, pk, (m) => ({ ...m, email: '', emailVerified: false, emailVerification: null, phoneNumber: '', phoneNumberCountryCode: '' }));
+        return empty();
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/block-public-key',
+      summary: 'Block or unblock a user on this node (JWT of the blocker); answers the full blocked set',
+      body: blockPublicKeyBody,
+      async handle({ body }) {
+        const P = 'BlockPublicKey';
+        const blocker = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', `${P}: Problem decoding user public key`);
+        await verifyJwt(deps, body.PublicKeyBase58Check, body.JWT, 'PublicKeyBase58Check', `${P}: Invalid token: `);
+        const blocked = decodeKeyOr400(body.BlockPublicKeyBase58Check, network, 'BlockPublicKeyBase58Check', `${P}: Problem decoding public key to block`);
+        await setBlocked(deps.store, blocker, blocked, body.Unblock);
+        return json({ BlockedPublicKeys: keySetJson(await blockedKeysHex(deps.store, blocker), network) });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/delete-identities',
+      summary: 'Temporary reference route that expires legacy seed-info cookies; this node never sets them',
+      handle: () => json({}),
+    }),
+  ];
+}

@@ -1,0 +1,115 @@
+/**
+ * The token order book reads of spec §4.5 (reference node-api.md §2.4, §7.3) as plain
+ * functions over a state reader: resolving a coin given as public key or username, and the
+ * open orders of a pair or of a transactor, shaped as spec §2.7 order objects.
+ *
+ * Choices where spec and reference differ (the spec wins):
+ * - A coin side may be a username; the empty string is the native currency (the reference
+ *   knows only keys and `"DESO"`; `"DESO"` and the all-zero key are accepted here too).
+ * - The native side of an order is shown as `""` (the reference writes `"DESO"`).
+ * - `Orders` is always an array (the reference answers null when there are none).
+ * Orders the conversions of §7.3 cannot show (zero quantity, a rate too small to invert) are
+ * skipped, as the reference skips them.
+ * @module
+ */
+import { orderResponse, PriceConversionError, type DAOCoinLimitOrderEntryResponse } from '../chain/daoCoinPrices.js';
+import { DESO_COIN, isDesoCoin, ordersForPair, ordersForTransactor, type DAOCoinLimitOrder } from '../chain/state/daoCoinLimitOrders.js';
+import type { IndexedStateReader } from '../chain/state/daoCoins.js';
+import { publicKeyForUsername } from '../chain/state/profiles.js';
+import type { StateReader } from '../chain/state/reader.js';
+import { toHex } from '../hex.js';
+import { badRequest } from '../http/errors.js';
+import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
+
+/** Order response of spec §2.7 (plus the reference's decimal `Price` and `Quantity`). */
+export type OrderEntryResponse = DAOCoinLimitOrderEntryResponse;
+
+/** DAOCoinLimitOrderOperationType (core): 1 ASK, 2 BID. */
+const OPERATION_NAMES: Readonly<Record<number, 'ASK' | 'BID'>> = { 1: 'ASK', 2: 'BID' };
+
+/**
+ * Usernames are 1..25 of `[A-Za-z0-9_]` (reference update-profile); public keys are 54–55
+ * Base58 characters. Anything that is not a possible username is decoded as a key, so a
+ * mistyped key gets the key decoder's precise message.
+ */
+const USERNAME = /^[A-Za-z0-9_]{1,25}$/;
+
+/** The reference's names of the native coin, besides the spec's empty string. */
+export function isNativeIdentifier(s: string, network: Network): boolean {
+  return s === '' || s === 'DESO' || s === encodePublicKey(DESO_COIN, network);
+}
+
+/**
+ * A user given as public key or username, as 33 bytes.
+ * @param fail - prefix of error messages, e.g. `GetDAOCoinLimitOrders: Invalid Field: `
+ * @throws {ApiError} 400 for a malformed key or a username no profile has
+ */
+export async function resolveUser(state: StateReader, s: string, network: Network, fail: string): Promise<Uint8Array> {
+  if (USERNAME.test(s)) {
+    const pk = await publicKeyForUsername(state, s);
+    if (pk === undefined) throw badRequest(`${fail}Profile with username ${s} does not exist`);
+    return pk;
+  }
+  try {
+    return decodePublicKey(s, network, 'public key');
+  } catch (e) {
+    if (isKeyError(e)) throw badRequest(`${fail}Problem decoding public key ${s}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** A coin side: the native coin (33 zero bytes, as in the book) or a creator's key. */
+export async function resolveCoin(state: StateReader, s: string, network: Network, fail: string): Promise<Uint8Array> {
+  return isNativeIdentifier(s, network) ? DESO_COIN : resolveUser(state, s, network, fail);
+}
+
+const coinText = (creator33: Uint8Array, network: Network): string => (isDesoCoin(creator33) ? '' : encodePublicKey(creator33, network));
+
+/** One order as spec §2.7 shows it, or null when §7.3 cannot convert it. */
+export function orderEntry(o: DAOCoinLimitOrder, network: Network): OrderEntryResponse | null {
+  const side = OPERATION_NAMES[o.operationType];
+  if (side === undefined) return null;
+  try {
+    const r = orderResponse({
+      orderIdHex: toHex(o.orderId),
+      transactor: encodePublicKey(o.transactor, network),
+      // orderResponse recognises the native side by the reference's "DESO".
+      buying: isDesoCoin(o.buyingCreator) ? 'DESO' : encodePublicKey(o.buyingCreator, network),
+      selling: isDesoCoin(o.sellingCreator) ? 'DESO' : encodePublicKey(o.sellingCreator, network),
+      scaledExchangeRate: o.scaledExchangeRate,
+      quantityToFillInBaseUnits: o.quantityToFillInBaseUnits,
+      side,
+    });
+    return {
+      ...r,
+      BuyingDAOCoinCreatorPublicKeyBase58Check: coinText(o.buyingCreator, network),
+      SellingDAOCoinCreatorPublicKeyBase58Check: coinText(o.sellingCreator, network),
+    };
+  } catch (e) {
+    if (e instanceof PriceConversionError) return null;
+    throw e;
+  }
+}
+
+function entries(orders: DAOCoinLimitOrder[], network: Network): OrderEntryResponse[] {
+  return orders.map((o) => orderEntry(o, network)).filter((r): r is OrderEntryResponse => r !== null);
+}
+
+/**
+ * Every open order of a pair: those buying `coin1` with `coin2` (best first), then those
+ * buying `coin2` with `coin1` (best first), as the reference lists them.
+ */
+export async function pairOrders(state: IndexedStateReader, coin1: Uint8Array, coin2: Uint8Array, network: Network): Promise<OrderEntryResponse[]> {
+  const [a, b] = await Promise.all([ordersForPair(state, coin1, coin2), ordersForPair(state, coin2, coin1)]);
+  return entries([...a, ...b], network);
+}
+
+/** A transactor's open orders, optionally only those buying and/or selling a given coin. */
+export async function transactorOrders(
+  state: IndexedStateReader,
+  transactor: Uint8Array,
+  network: Network,
+  filter: { buying?: Uint8Array; selling?: Uint8Array } = {},
+): Promise<OrderEntryResponse[]> {
+  return entries(await ordersForTransactor(state, transactor, filter), network);
+}

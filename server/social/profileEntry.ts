@@ -1,0 +1,195 @@
+/**
+ * The ProfileEntryResponse (spec §2.4–2.6, reference node-api.md §2 "Common response types",
+ * backend `_profileEntryToResponse`) computed from chain state, plus the node-local flags:
+ *
+ * - `IsVerified`: store key `node:verified:<pk hex>` (written by the admin badge routes). A
+ *   string value is the lower-cased username the badge was granted for (a rename loses it, as
+ *   the backend's username→PKID map does); any other value other than false/0/null counts.
+ * - `IsFeaturedTutorialWellKnownCreator` / `…UpAndComingCreator`: membership of the profile's
+ *   public key (lower-case hex) in the store indexes `node:tutorial:wellknown` /
+ *   `node:tutorial:upandcoming`.
+ *
+ * Amounts are bigint (the router writes them as JSON numbers, as Go writes uint64); the DAO
+ * coin supply is uint256 `0x` hex. `Comments`, `Posts` and `UsersThatHODL` are null here: routes
+ * that fill them do so on the returned object.
+ * @module
+ */
+import type { AppDeps } from '../app.js';
+import { getBalance } from '../chain/state/balances.js';
+import { getDAOCoinEntry, transferRestrictionStatusName } from '../chain/state/daoCoins.js';
+import { daoCoinOrderKeys, DESO_COIN, getOrder, isDesoCoin } from '../chain/state/daoCoinLimitOrders.js';
+import { getProfile, type ProfileRecord } from '../chain/state/profiles.js';
+import type { StateIndexReader } from '../chain/state/reader.js';
+import { toHex } from '../hex.js';
+import { encodePublicKey, type Network } from '../keys/index.js';
+import type { Store } from '../store/types.js';
+
+/** Node-local keys this module reads (written by other areas). */
+export const profileFlagKeys = {
+  verified: (pk33: Uint8Array): string => `node:verified:${toHex(pk33)}`,
+  tutorialWellKnown: 'node:tutorial:wellknown',
+  tutorialUpAndComing: 'node:tutorial:upandcoming',
+};
+
+/** Core's CreatorCoinReserveRatio (a float64 in its params). */
+const RESERVE_RATIO = 0.3333333;
+const NANOS_PER_UNIT = 1e9;
+const U64_MAX = (1n << 64n) - 1n;
+
+/**
+ * The backend's creator-coin spot price: locked / (supply × reserve ratio), in nanos per whole
+ * coin. Core computes it with 53-bit big.Floats, round to nearest even, which are exactly the
+ * IEEE double operations below (inputs above 2^53 round as `Number(bigint)` does); the result is
+ * truncated to uint64.
+ */
+export function coinPriceNativeNanos(nativeLockedNanos: bigint, coinsInCirculationNanos: bigint): bigint {
+  if (coinsInCirculationNanos === 0n) return 0n;
+  const locked = Number(nativeLockedNanos) / NANOS_PER_UNIT;
+  const supply = Number(coinsInCirculationNanos) / NANOS_PER_UNIT;
+  const price = (locked / (supply * RESERVE_RATIO)) * NANOS_PER_UNIT;
+  if (!(price > 0)) return 0n;
+  if (price >= 2 ** 64) return U64_MAX;
+  return BigInt(Math.trunc(price));
+}
+
+/** p / q (positive bigints) rounded to the nearest double. */
+function ratioToDouble(p: bigint, q: bigint): number {
+  // Scale so the quotient carries ≥ 64 significant bits, then one correctly rounded conversion
+  // (the sticky bit of the remainder keeps ties from being mistaken).
+  const shift = Math.max(0, 128 - (p.toString(2).length - q.toString(2).length));
+  const num = p << BigInt(shift);
+  let quotient = num / q;
+  if (num % q !== 0n) quotient |= 1n;
+  return Number(quotient) / 2 ** shift;
+}
+
+/**
+ * The backend's BestExchangeRateDESOPerDAOCoin: the price, in native coins per DAO coin, of the
+ * best open order selling `creator`'s DAO coin for the native coin (the order a market buy of
+ * the coin would fill first); 0 when the book has none. The backend only looks when the coin
+ * has holders. Rate = DAO base units per nano ×1e38, so native per coin = 1e47 / rate.
+ */
+export async function bestExchangeRateNativePerDAOCoin(state: StateIndexReader, creator33: Uint8Array, daoHolders: bigint): Promise<number> {
+  if (daoHolders === 0n || isDesoCoin(creator33)) return 0;
+  // The pair index is in matching priority: its first member is the order a buy would fill first.
+  const [member] = await state.indexRange(daoCoinOrderKeys.book(DESO_COIN, creator33), { limit: 1 });
+  if (member === undefined) return 0;
+  const best = await getOrder(state, new Uint8Array(Buffer.from(member.slice(member.lastIndexOf(':') + 1), 'hex')));
+  if (best === undefined || best.scaledExchangeRate === 0n) return 0;
+  return ratioToDouble(10n ** 47n, best.scaledExchangeRate);
+}
+
+/** ExtraData keys stored in a typed form (routes/constructed.ts encoders). */
+const PUBLIC_KEY_EXTRA = new Set(['DerivedPublicKey']);
+const UVARINT_EXTRA = new Set(['NodeSource']);
+
+function decodeUvarint(b: Uint8Array): bigint | null {
+  let v = 0n;
+  for (let i = 0; i < b.length && i < 10; i++) {
+    v |= BigInt(b[i]! & 0x7f) << BigInt(7 * i);
+    if ((b[i]! & 0x80) === 0) return i === b.length - 1 ? v : null;
+  }
+  return null;
+}
+
+/** ExtraData as the backend's DecodeExtraDataMap renders it: text, typed keys decoded. */
+export function extraDataMap(kvs: ReadonlyArray<readonly [Uint8Array, Uint8Array]>, network: Network): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, val] of kvs) {
+    const key = Buffer.from(k).toString('utf8');
+    let text: string | null = null;
+    if (PUBLIC_KEY_EXTRA.has(key) && val.length === 33) text = encodePublicKey(val, network);
+    else if (UVARINT_EXTRA.has(key)) text = decodeUvarint(val)?.toString() ?? null;
+    out[key] = text ?? Buffer.from(val).toString('utf8');
+  }
+  return out;
+}
+
+async function indexHas(store: Store, key: string, member: string): Promise<boolean> {
+  return (await store.indexRange(key, { gte: member, lte: member, limit: 1 })).length > 0;
+}
+
+/** Whether the node has a verification badge for this profile. */
+export async function isVerified(store: Store, profile: Pick<ProfileRecord, 'publicKey' | 'username'>): Promise<boolean> {
+  const v = await store.get<unknown>(profileFlagKeys.verified(profile.publicKey));
+  if (v === undefined || v === null || v === false || v === 0) return false;
+  if (typeof v === 'string') return v === profile.username.toLowerCase();
+  return true;
+}
+
+/** The tutorial-featured flags of a public key. */
+export async function tutorialFlags(store: Store, pk33: Uint8Array): Promise<{ wellKnown: boolean; upAndComing: boolean }> {
+  const hex = toHex(pk33);
+  const [wellKnown, upAndComing] = await Promise.all([
+    indexHas(store, profileFlagKeys.tutorialWellKnown, hex),
+    indexHas(store, profileFlagKeys.tutorialUpAndComing, hex),
+  ]);
+  return { wellKnown, upAndComing };
+}
+
+/** The response for a profile record already read from `state`. */
+export async function profileRecordResponse(deps: AppDeps, state: StateIndexReader, p: ProfileRecord): Promise<Record<string, unknown>> {
+  const network = deps.config.network;
+  const cc = p.creatorCoin;
+  const dao = await getDAOCoinEntry(state, p.publicKey);
+  const [balance, bestRate, verified, tutorial] = await Promise.all([
+    getBalance(state, p.publicKey),
+    bestExchangeRateNativePerDAOCoin(state, p.publicKey, dao.numberOfHolders),
+    isVerified(deps.store, p),
+    tutorialFlags(deps.store, p.publicKey),
+  ]);
+  const price = coinPriceNativeNanos(cc.nanosLocked, cc.coinsInCirculationNanos);
+  return {
+    PublicKeyBase58Check: encodePublicKey(p.publicKey, network),
+    Username: p.username,
+    Description: p.description,
+    IsHidden: p.isHidden,
+    IsReserved: false,
+    IsVerified: verified,
+    Comments: null,
+    Posts: null,
+    CoinEntry: {
+      CreatorBasisPoints: p.creatorBasisPoints,
+      NativeLockedNanos: cc.nanosLocked,
+      NumberOfHolders: cc.numberOfHolders,
+      CoinsInCirculationNanos: cc.coinsInCirculationNanos,
+      CoinWatermarkNanos: cc.coinWatermarkNanos,
+      LegacyLockedNanos: cc.nanosLocked,
+    },
+    DAOCoinEntry: {
+      NumberOfHolders: dao.numberOfHolders,
+      CoinsInCirculationNanos: `0x${dao.coinsInCirculationNanos.toString(16)}`,
+      MintingDisabled: dao.mintingDisabled,
+      TransferRestrictionStatus: transferRestrictionStatusName(dao.transferRestrictionStatus),
+    },
+    CoinPriceNativeNanos: price,
+    CoinPriceLegacyNanos: price,
+    UsersThatHODL: null,
+    IsFeaturedTutorialWellKnownCreator: tutorial.wellKnown,
+    IsFeaturedTutorialUpAndComingCreator: tutorial.upAndComing,
+    ExtraData: extraDataMap(p.extraData, network),
+    NativeBalanceNanos: balance,
+    BestExchangeRateNativePerDAOCoin: bestRate,
+  };
+}
+
+/** The ProfileEntryResponse of `pk33` read from `state`; null when the key has no profile. */
+export async function profileEntryResponse(deps: AppDeps, state: StateIndexReader, pk33: Uint8Array): Promise<Record<string, unknown> | null> {
+  const p = await getProfile(state, pk33);
+  return p === undefined ? null : profileRecordResponse(deps, state, p);
+}
+
+/** Responses for many keys, keyed by Base58Check (null for a key without a profile). */
+export async function profileEntryMap(
+  deps: AppDeps,
+  state: StateIndexReader,
+  pks: Uint8Array[],
+): Promise<Record<string, Record<string, unknown> | null>> {
+  const network = deps.config.network;
+  const out: Record<string, Record<string, unknown> | null> = {};
+  const unique = new Map<string, Uint8Array>();
+  for (const pk of pks) unique.set(encodePublicKey(pk, network), pk);
+  const entries = await Promise.all([...unique].map(async ([b58, pk]) => [b58, await profileEntryResponse(deps, state, pk)] as const));
+  for (const [b58, r] of entries) out[b58] = r;
+  return out;
+}

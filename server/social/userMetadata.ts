@@ -1,0 +1,184 @@
+/**
+ * Node-local user metadata (the reference's global-state UserMetadata, node-api.md §9): email
+ * and phone (PII, never on chain), message read state and blocked public keys (tutorial
+ * progress is social/tutorial.ts's record). One record per public key under `social:user:<pk hex>`; blocks live in an index per
+ * blocker (`social:blocks:<blocker hex>`, members = blocked pk hex) so "did A block B" is one
+ * range read. Records are written compare-and-set, so concurrent updates from any process
+ * never lose each other's fields.
+ * @module
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { toHex } from '../hex.js';
+import type { Store } from '../store/types.js';
+
+export const userMetadataKeys = {
+  record: (pk33: Uint8Array): string => `social:user:${toHex(pk33)}`,
+  /** Index of the public keys (hex) `blocker` blocked. */
+  blocks: (blocker33: Uint8Array): string => `social:blocks:${toHex(blocker33)}`,
+};
+
+export interface EmailVerification {
+  /** SHA-256 (hex) of the code mailed; the code itself is never stored. */
+  codeHashHex: string;
+  /** The address the code was sent to (a later change of address voids it). */
+  email: string;
+  /** Unix milliseconds. */
+  expiresAtMs: number;
+}
+
+export interface UserMetadataRecord {
+  email: string;
+  emailVerified: boolean;
+  phoneNumber: string;
+  phoneNumberCountryCode: string;
+  /** Contact public key (Base58Check, as the client sent it) → messages read (client-defined). */
+  messageReadStateByContact: Record<string, number>;
+  emailVerification: EmailVerification | null;
+}
+
+export function emptyUserMetadata(): UserMetadataRecord {
+  return {
+    email: '',
+    emailVerified: false,
+    phoneNumber: '',
+    phoneNumberCountryCode: '',
+    messageReadStateByContact: {},
+    emailVerification: null,
+  };
+}
+
+/** The stored record, or the empty one (the reference's "missing ⇒ zero struct"). */
+export async function getUserMetadata(store: Store, pk33: Uint8Array): Promise<UserMetadataRecord> {
+  const stored = await store.get<Partial<UserMetadataRecord>>(userMetadataKeys.record(pk33));
+  return { ...emptyUserMetadata(), ...(stored ?? {}) };
+}
+
+const MAX_CAS_ATTEMPTS = 20;
+
+/**
+ * Read-modify-write of one user's record, compare-and-set against the stored bytes so that a
+ * concurrent writer (another request, another process) is retried, never overwritten.
+ * `change` may run more than once; it must be a pure function of the record it is given.
+ */
+export async function updateUserMetadata(store: Store, pk33: Uint8Array, change: (m: UserMetadataRecord) => UserMetadataRecord): Promise<UserMetadataRecord> {
+  const key = userMetadataKeys.record(pk33);
+  for (let i = 0; i < MAX_CAS_ATTEMPTS; i++) {
+    const stored = await store.get<Partial<UserMetadataRecord>>(key);
+    const next = change({ ...emptyUserMetadata(), ...(stored ?? {}) });
+    if (await store.commit([{ op: 'set', key, value: next }], [{ key, equals: stored }])) return next;
+  }
+  throw new Error(`user metadata of ${toHex(pk33)} is changing too often to update`);
+}
+
+// --- blocks -----------------------------------------------------------------------------------
+
+async function indexHas(store: Store, key: string, member: string): Promise<boolean> {
+  return (await store.indexRange(key, { gte: member, lte: member, limit: 1 })).length > 0;
+}
+
+/** Blocks (or, with `unblock`, unblocks) `blocked` for `blocker`. Idempotent. */
+export async function setBlocked(store: Store, blocker33: Uint8Array, blocked33: Uint8Array, unblock: boolean): Promise<void> {
+  const key = userMetadataKeys.blocks(blocker33);
+  if (unblock) await store.indexRemove(key, [toHex(blocked33)]);
+  else await store.indexAdd(key, [toHex(blocked33)]);
+}
+
+/** Whether `blocker` has blocked `other` on this node. */
+export async function isBlockedBy(store: Store, blocker33: Uint8Array, other33: Uint8Array): Promise<boolean> {
+  return indexHas(store, userMetadataKeys.blocks(blocker33), toHex(other33));
+}
+
+/** Every public key `blocker` blocked (hex, ascending). */
+export async function blockedKeysHex(store: Store, blocker33: Uint8Array): Promise<Set<string>> {
+  return new Set(await store.indexRange(userMetadataKeys.blocks(blocker33)));
+}
+
+/**
+ * Spec §4.4: a blocked user's comments on the blocker's posts are hidden for every reader.
+ * True when the author of the post commented on (`parentPoster`) blocked the commenter. A
+ * poster's own comments on their own post are never hidden.
+ */
+export async function isCommentHidden(store: Store, parentPoster33: Uint8Array, commenter33: Uint8Array): Promise<boolean> {
+  if (Buffer.compare(parentPoster33, commenter33) === 0) return false;
+  return isBlockedBy(store, parentPoster33, commenter33);
+}
+
+/**
+ * Filters comments for display: drops those whose commenter the parent post's author blocked.
+ * For feed routes that list the comments of one post (one index read for the whole list).
+ */
+export async function visibleComments<C extends { posterPublicKey: Uint8Array }>(store: Store, parentPoster33: Uint8Array, comments: readonly C[]): Promise<C[]> {
+  if (comments.length === 0) return [];
+  const blocked = await blockedKeysHex(store, parentPoster33);
+  if (blocked.size === 0) return [...comments];
+  return comments.filter((c) => Buffer.compare(c.posterPublicKey, parentPoster33) === 0 || !blocked.has(toHex(c.posterPublicKey)));
+}
+
+// --- email verification ----------------------------------------------------------------------
+
+/** What a verification mail carries. `code` is a secret: only the recipient may see it. */
+export interface VerificationMail {
+  to: string;
+  publicKeyBase58Check: string;
+  code: string;
+}
+
+/** Where verification mails go. Plug a real transport in with {@link setMailer}. */
+export interface Mailer {
+  sendVerificationEmail(mail: VerificationMail): Promise<void>;
+}
+
+/** `a***@example.com`: enough to recognise an address in a log, not to harvest it. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return '***';
+  return `${email[0]}***${email.slice(at)}`;
+}
+
+interface InfoLogger {
+  info(obj: object, msg: string): void;
+}
+
+/** The default: no transport, so the mail is logged — without its code or the full address. */
+export function logMailer(log: InfoLogger): Mailer {
+  return {
+    async sendVerificationEmail(mail) {
+      log.info({ to: maskEmail(mail.to), publicKey: mail.publicKeyBase58Check }, 'email verification requested; no mail transport is configured, so no mail was sent');
+    },
+  };
+}
+
+const mailers = new WeakMap<object, Mailer>();
+
+/** Installs the mailer a process (identified by its deps object) sends verification mails with. */
+export function setMailer(owner: object, mailer: Mailer): void {
+  mailers.set(owner, mailer);
+}
+
+export function mailerFor(owner: object, log: InfoLogger): Mailer {
+  return mailers.get(owner) ?? logMailer(log);
+}
+
+export const EMAIL_VERIFICATION_TTL_MS = 24 * 60 * 60 * 1000;
+
+const sha256Hex = (s: string): string => createHash('sha256').update(s, 'utf8').digest('hex');
+
+/** A fresh verification code and the record entry that checks it. */
+export function newEmailVerification(email: string, nowMs: number): { code: string; entry: EmailVerification } {
+  const code = randomBytes(24).toString('base64url');
+  return { code, entry: { codeHashHex: sha256Hex(code), email, expiresAtMs: nowMs + EMAIL_VERIFICATION_TTL_MS } };
+}
+
+/**
+ * Marks the email verified when `code` is the one mailed for the current address and has not
+ * expired. Returns whether it was accepted; a used code cannot be used again.
+ */
+export async function confirmEmailVerification(store: Store, pk33: Uint8Array, code: string, nowMs = Date.now()): Promise<boolean> {
+  let accepted = false;
+  await updateUserMetadata(store, pk33, (m) => {
+    const v = m.emailVerification;
+    accepted = v !== null && v.email === m.email && v.expiresAtMs > nowMs && v.codeHashHex === sha256Hex(code);
+    return accepted ? { ...m, emailVerified: true, emailVerification: null } : m;
+  });
+  return accepted;
+}
