@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encodePublicKey } from '../../server/keys/index.js';
-import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -121,24 +120,17 @@ const byOwnerThenName = (rows: Array<[KeyPair, string]>): string[] => [...rows].
 function suite(store: 'memory' | 'redis'): void {
   describe(`access-group reads (${store} store)`, () => {
     let n: ChainNode | undefined;
-    let redis: RedisServer | undefined;
     const node = (): ChainNode => {
       assert.ok(n, 'the node started');
       return n;
     };
 
     before(async () => {
-      let args: string[] = [];
-      if (store === 'redis') {
-        redis = await startRedisServer();
-        args = ['--redis', redis.url, '--redis-key-prefix', `agreads-${process.pid}-${Date.now()}:`];
-      }
-      n = await startChainNode({ args });
+      n = await startChainNode({ store });
       await setup(n);
     });
     after(async () => {
       await n?.close();
-      await redis?.stop();
     });
 
     table(node, 'get-all-user-access-groups', [

@@ -10,7 +10,6 @@ import { after, before, describe, it } from 'node:test';
 import { decodeTxn } from '../../server/chain/txn/envelope.js';
 import { decodeMetadata } from '../../server/chain/txn/metadata.js';
 import { encodePublicKey } from '../../server/keys/index.js';
-import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -192,24 +191,17 @@ function suite(store: 'memory' | 'redis'): void {
   describe(`message reads (${store} store)`, () => {
     let c: Ctx | undefined;
     let n: ChainNode | undefined;
-    let redis: RedisServer | undefined;
     const ctx = (): Ctx => {
       assert.ok(c, 'the setup ran');
       return c;
     };
 
     before(async () => {
-      let args: string[] = [];
-      if (store === 'redis') {
-        redis = await startRedisServer();
-        args = ['--redis', redis.url, '--redis-key-prefix', `msgreads-${process.pid}-${Date.now()}:`];
-      }
-      n = await startChainNode({ args });
+      n = await startChainNode({ store });
       c = await setup(n);
     });
     after(async () => {
       await n?.close();
-      await redis?.stop();
     });
 
     table(ctx, 'get-user-dm-threads-ordered-by-timestamp', [

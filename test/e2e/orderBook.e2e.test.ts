@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -129,23 +128,16 @@ const creatorVsNative = (c: Ctx): string[] => [c.ids.bid, c.ids.askCheap, c.ids.
 function suite(store: 'memory' | 'redis'): void {
   describe(`order book reads (${store} store)`, () => {
     let c: Ctx | undefined;
-    let redis: RedisServer | undefined;
     const ctx = (): Ctx => {
       assert.ok(c, 'the setup ran');
       return c;
     };
 
     before(async () => {
-      let args: string[] = [];
-      if (store === 'redis') {
-        redis = await startRedisServer();
-        args = ['--redis', redis.url, '--redis-key-prefix', `orderbook-${process.pid}-${Date.now()}:`];
-      }
-      c = await setup(await startChainNode({ args }));
+      c = await setup(await startChainNode({ store }));
     });
     after(async () => {
       await c?.n.close();
-      await redis?.stop();
     });
 
     const pair = (a: string, b: string, extra: J = {}): J => ({ DAOCoin1CreatorPublicKeyBase58CheckOrUsername: a, DAOCoin2CreatorPublicKeyBase58CheckOrUsername: b, ...extra });

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getSignedJWT } from 'deso-protocol';
 import { recordReferralSignup } from '../../server/social/referrals.js';
-import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
@@ -125,7 +124,6 @@ const userBody = async (k: KeyPair, signer: KeyPair = k): Promise<J> => ({ Publi
 function suite(store: 'memory' | 'redis'): void {
   describe(`referrals (${store} store)`, () => {
     let c: Ctx | undefined;
-    let redis: RedisServer | undefined;
     const ctx = (): Ctx => {
       assert.ok(c, 'the setup ran');
       return c;
@@ -133,15 +131,10 @@ function suite(store: 'memory' | 'redis'): void {
 
     before(async () => {
       const args = ['--super-admin-public-keys', superAdmin.pk, '--admin-public-keys', admin.pk];
-      if (store === 'redis') {
-        redis = await startRedisServer();
-        args.push('--redis', redis.url, '--redis-key-prefix', `referrals-${process.pid}-${Date.now()}:`);
-      }
-      c = await setup(await startChainNode({ args }));
+      c = await setup(await startChainNode({ args, store }));
     });
     after(async () => {
       await c?.n.close();
-      await redis?.stop();
     });
 
     table(ctx, 'get-referral-info-for-user', [

@@ -10,7 +10,6 @@ import { after, before, describe, it } from 'node:test';
 import { getSignedJWT } from 'deso-protocol';
 import { issueJwt } from '../../server/identity/jwt.js';
 import { getTutorialState } from '../../server/social/tutorial.js';
-import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
@@ -102,7 +101,6 @@ const userBody = async (k: KeyPair, extra: J = {}, signer: KeyPair = k): Promise
 function suite(store: 'memory' | 'redis'): void {
   describe(`tutorial (${store} store)`, () => {
     let c: Ctx | undefined;
-    let redis: RedisServer | undefined;
     const ctx = (): Ctx => {
       assert.ok(c, 'the setup ran');
       return c;
@@ -110,15 +108,10 @@ function suite(store: 'memory' | 'redis'): void {
 
     before(async () => {
       const args = ['--super-admin-public-keys', superAdmin.pk, '--admin-public-keys', admin.pk];
-      if (store === 'redis') {
-        redis = await startRedisServer();
-        args.push('--redis', redis.url, '--redis-key-prefix', `tutorial-${process.pid}-${Date.now()}:`);
-      }
-      c = await setup(await startChainNode({ args }));
+      c = await setup(await startChainNode({ args, store }));
     });
     after(async () => {
       await c?.n.close();
-      await redis?.stop();
     });
 
     table(ctx, 'get-tutorial-creators', [

@@ -17,7 +17,6 @@ import { encodePublicKey } from '../../server/keys/index.js';
 import { confirmEmailVerification, isCommentHidden, setMailer, type VerificationMail } from '../../server/social/userMetadata.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
-import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const COIN = 10n ** 18n;
@@ -219,23 +218,16 @@ const lockedOf = (p: J): number => (p['CoinEntry'] as J)['NativeLockedNanos'] as
 function suite(store: 'memory' | 'redis'): void {
   describe(`users and profiles (${store} store)`, () => {
     let c: Ctx | undefined;
-    let redis: RedisServer | undefined;
     const ctx = (): Ctx => {
       assert.ok(c, 'the setup ran');
       return c;
     };
 
     before(async () => {
-      let args: string[] = [];
-      if (store === 'redis') {
-        redis = await startRedisServer();
-        args = ['--redis', redis.url, '--redis-key-prefix', `users-${process.pid}-${Date.now()}:`];
-      }
-      c = await setup(await startChainNode({ args }));
+      c = await setup(await startChainNode({ store }));
     });
     after(async () => {
       await c?.n.close();
-      await redis?.stop();
     });
 
     // JWT-protected writes first: the reads below see their effects.

@@ -18,6 +18,7 @@ import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { postJson } from './http.js';
 import { freePort } from './ports.js';
+import { startRedisServer } from './redisServer.js';
 
 export type J = Record<string, any>;
 
@@ -61,15 +62,28 @@ export interface ChainNode {
 }
 
 export interface ChainNodeOptions {
-  /** Extra node flags (e.g. ['--redis', url]). */
+  /** Extra node flags. */
   args?: string[];
+  /**
+   * `redis`: the node runs on a private redis-server (free port, own data dir) that `close()`
+   * stops; `memory` (default): the embedded store.
+   */
+  store?: 'memory' | 'redis';
 }
 
 export async function startChainNode(opts: ChainNodeOptions = {}): Promise<ChainNode> {
   const miner = keyPair();
   const port = await freePort();
-  const config = loadConfig(['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', ...(opts.args ?? [])], {});
-  const running: RunningNode = await startNode(config, pino({ level: 'silent' }));
+  const redis = opts.store === 'redis' ? await startRedisServer() : null;
+  const storeArgs = redis ? ['--redis', redis.url] : [];
+  const config = loadConfig(['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', ...storeArgs, ...(opts.args ?? [])], {});
+  let running: RunningNode;
+  try {
+    running = await startNode(config, pino({ level: 'silent' }));
+  } catch (err) {
+    await redis?.stop();
+    throw err;
+  }
   const url = `http://127.0.0.1:${running.port}`;
   const sessions = new Map<string, J>();
 
@@ -153,6 +167,9 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
     sign,
     submit,
     waitMined,
-    close: () => running.close(),
+    close: async () => {
+      await running.close();
+      await redis?.stop();
+    },
   };
 }
