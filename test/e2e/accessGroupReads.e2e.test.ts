@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encodePublicKey } from '../../server/keys/index.js';
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
+import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const BIG_RANDOM_MEMBERS = 120;
@@ -333,5 +333,4 @@ function suite(store: 'memory' | 'redis'): void {
   });
 }
 
-const STORES = (process.env['READS_STORES'] ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>;
-for (const store of STORES) suite(store);
+for (const store of TEST_STORES) suite(store);

@@ -15,6 +15,7 @@ import { InlineCrypto } from '../../server/crypto/inline.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { postJson } from '../helpers/http.js';
+import { solveTemplate } from '../helpers/mining.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
 
 const crypto = new InlineCrypto();
@@ -62,18 +63,9 @@ async function waitForHeightAbove(h: number): Promise<number> {
 /** An outside miner: template → scan nonces → submit-block. */
 async function mineTo(pk: string): Promise<J> {
   const t = await ok('get-block-template', { PublicKeyBase58Check: pk, NumHeaders: 1, HeaderVersion: 1 });
-  const header = new Uint8Array(Buffer.from((t['Headers'] as string[])[0]!, 'base64'));
-  const target = new Uint8Array(Buffer.from(t['DifficultyTargetHex'] as string, 'hex'));
-  for (let start = 0n; ; start += 100_000n) {
-    const r = await crypto.mine({ header, startNonce: start, count: 100_000, target });
-    if (r.found) {
-      new DataView(header.buffer).setBigUint64(84, r.nonce);
-      break;
-    }
-  }
   return ok('submit-block', {
     PublicKeyBase58Check: pk,
-    Header: Buffer.from(header).toString('base64'),
+    Header: await solveTemplate(crypto, t),
     ExtraNonce: (t['ExtraNonces'] as number[])[0],
     BlockID: t['BlockID'],
   });

@@ -11,6 +11,7 @@ import { InlineCrypto } from '../../server/crypto/inline.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { postJson } from '../helpers/http.js';
+import { solveTemplate } from '../helpers/mining.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 
@@ -39,16 +40,7 @@ async function ok(node: NodeProcess, path: string, body: unknown): Promise<J> {
 
 async function mine(node: NodeProcess, pk: string): Promise<void> {
   const t = await ok(node, 'get-block-template', { PublicKeyBase58Check: pk, NumHeaders: 1, HeaderVersion: 1 });
-  const header = new Uint8Array(Buffer.from(t['Headers'][0], 'base64'));
-  const target = new Uint8Array(Buffer.from(t['DifficultyTargetHex'], 'hex'));
-  for (let s = 0n; ; s += 100_000n) {
-    const r = await crypto.mine({ header, startNonce: s, count: 100_000, target });
-    if (r.found) {
-      new DataView(header.buffer).setBigUint64(84, r.nonce);
-      break;
-    }
-  }
-  const r = await ok(node, 'submit-block', { PublicKeyBase58Check: pk, Header: Buffer.from(header).toString('base64'), ExtraNonce: t['ExtraNonces'][0], BlockID: t['BlockID'] });
+  const r = await ok(node, 'submit-block', { PublicKeyBase58Check: pk, Header: await solveTemplate(crypto, t), ExtraNonce: t['ExtraNonces'][0], BlockID: t['BlockID'] });
   assert.equal(r['IsMainChain'], true, 'block joined the main chain');
 }
 

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { decodeTxn } from '../../server/chain/txn/envelope.js';
 import { decodeMetadata } from '../../server/chain/txn/metadata.js';
 import { encodePublicKey } from '../../server/keys/index.js';
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
+import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const DM_COUNT = Number(process.env["DM_COUNT"] ?? 1000);
@@ -410,5 +410,4 @@ function suite(store: 'memory' | 'redis'): void {
   });
 }
 
-const STORES = (process.env['READS_STORES'] ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>;
-for (const store of STORES) suite(store);
+for (const store of TEST_STORES) suite(store);

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { keyPair, startChainNode, type ChainNode, type J } from '../helpers/chainNode.js';
+import { solveTemplate } from '../helpers/mining.js';
 import { REPO_ROOT } from '../helpers/nodeProcess.js';
 import { WsClient, type WsMessage } from '../helpers/ws.js';
 
@@ -36,17 +37,7 @@ async function subscribed(): Promise<{ ws: WsClient; template: J }> {
   return { ws, template: r['result'] as J };
 }
 
-async function solve(t: J): Promise<string> {
-  const header = new Uint8Array(Buffer.from((t['Headers'] as string[])[0]!, 'base64'));
-  const target = new Uint8Array(Buffer.from(t['DifficultyTargetHex'] as string, 'hex'));
-  for (let start = 0n; ; start += 100_000n) {
-    const r = await n.deps.crypto.mine({ header, startNonce: start, count: 100_000, target });
-    if (r.found) {
-      new DataView(header.buffer).setBigUint64(84, r.nonce);
-      return Buffer.from(header).toString('base64');
-    }
-  }
-}
+const solve = (t: J): Promise<string> => solveTemplate(n.deps.crypto, t);
 
 describe('miner feed: subscribe', () => {
   it('answers the current template with get-block-template\'s fields and its height', async () => {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { getSignedJWT } from 'deso-protocol';
 import { issueJwt } from '../../server/identity/jwt.js';
 import { getTutorialState } from '../../server/social/tutorial.js';
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
+import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
@@ -266,5 +266,4 @@ function suite(store: 'memory' | 'redis'): void {
   });
 }
 
-const STORES = (process.env['READS_STORES'] ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>;
-for (const store of STORES) suite(store);
+for (const store of TEST_STORES) suite(store);

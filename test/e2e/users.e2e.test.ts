@@ -16,7 +16,7 @@ import { issueJwt } from '../../server/identity/jwt.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { confirmEmailVerification, isCommentHidden, setMailer, type VerificationMail } from '../../server/social/userMetadata.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
+import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const COIN = 10n ** 18n;
@@ -587,5 +587,4 @@ function suite(store: 'memory' | 'redis'): void {
   });
 }
 
-const STORES = (process.env['READS_STORES'] ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>;
-for (const store of STORES) suite(store);
+for (const store of TEST_STORES) suite(store);

@@ -18,6 +18,7 @@ import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { postJson } from './http.js';
 import { freePort } from './ports.js';
+import { solveTemplate } from './mining.js';
 import { startRedisServer } from './redisServer.js';
 
 export type J = Record<string, any>;
@@ -70,6 +71,9 @@ export interface ChainNodeOptions {
    */
   store?: 'memory' | 'redis';
 }
+
+/** Stores every store-dependent suite runs on; `READS_STORES=memory` (or `redis`) narrows it. */
+export const TEST_STORES = (process.env['READS_STORES'] ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>;
 
 export async function startChainNode(opts: ChainNodeOptions = {}): Promise<ChainNode> {
   const miner = keyPair();
@@ -133,16 +137,7 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
   };
   const mineBlock = async (): Promise<void> => {
     const t = await ok('get-block-template', { PublicKeyBase58Check: miner.pk, NumHeaders: 1, HeaderVersion: 1 });
-    const header = new Uint8Array(Buffer.from((t['Headers'] as string[])[0]!, 'base64'));
-    const target = new Uint8Array(Buffer.from(t['DifficultyTargetHex'] as string, 'hex'));
-    for (let start = 0n; ; start += 100_000n) {
-      const r = await running.deps.crypto.mine({ header, startNonce: start, count: 100_000, target });
-      if (r.found) {
-        new DataView(header.buffer).setBigUint64(84, r.nonce);
-        break;
-      }
-    }
-    const r = await ok('submit-block', { PublicKeyBase58Check: miner.pk, Header: Buffer.from(header).toString('base64'), ExtraNonce: (t['ExtraNonces'] as number[])[0], BlockID: t['BlockID'] });
+    const r = await ok('submit-block', { PublicKeyBase58Check: miner.pk, Header: await solveTemplate(running.deps.crypto, t), ExtraNonce: (t['ExtraNonces'] as number[])[0], BlockID: t['BlockID'] });
     assert.equal(r['IsMainChain'], true, `mined block joined the main chain: ${JSON.stringify(r)}`);
   };
   let mined = false;

@@ -19,6 +19,7 @@ import { signTransaction } from '../../server/identity/signTxn.js';
 import { openStore } from '../../server/store/index.js';
 import type { Store } from '../../server/store/types.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
+import { solveHeader } from '../helpers/mining.js';
 
 const log = pino({ level: 'silent' });
 const crypto = new InlineCrypto();
@@ -54,16 +55,7 @@ async function mine(reward: Key = alice): Promise<{ isMainChain: boolean; isOrph
   return chain.submitBlock(reward.pk, await header, t.extraNonces[0]!, t.blockId);
 }
 
-async function solve(header: Uint8Array, target: Uint8Array): Promise<Uint8Array> {
-  for (let start = 0n; ; start += 100_000n) {
-    const r = await crypto.mine({ header, startNonce: start, count: 100_000, target });
-    if (r.found) {
-      const solved = header.slice();
-      new DataView(solved.buffer).setBigUint64(NONCE_OFFSET, r.nonce);
-      return solved;
-    }
-  }
-}
+const solve = (header: Uint8Array, target: Uint8Array): Promise<Uint8Array> => solveHeader(crypto, header, target);
 
 async function transfer(from: Key, to: Uint8Array, amount: bigint, opts: { feeRate?: bigint; tamper?: (b: Uint8Array) => Uint8Array } = {}): Promise<Uint8Array> {
   const tip = await chain.tip();
