@@ -4,9 +4,8 @@
  * against the tip plus the mempool and answers the final transaction hash.
  */
 import type { AppDeps } from '../app.js';
-import { constructTxn } from '../chain/construct.js';
 import { txnJson } from '../chain/json.js';
-import { decodeTxn, hashToSign, withSignature } from '../chain/txn/envelope.js';
+import { decodeTxn, withSignature } from '../chain/txn/envelope.js';
 import { TxnDecodeError } from '../chain/txn/errors.js';
 import { RuleError } from '../chain/rules/errors.js';
 import { encodeBase58Check } from '../keys/base58check.js';
@@ -14,9 +13,9 @@ import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
-import { sha256d } from '../../wasm/hash.js';
 import { publicKeyForUsername } from '../chain/state/profiles.js';
 import { submittedPostEntryResponse } from './posts.js';
+import { constructForRequest } from './constructed.js';
 
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 /** Reference: a fee rate above this is refused as a mistake. */
@@ -103,38 +102,22 @@ export function transactionRoutes(deps: AppDeps): Route[] {
           if (owner === undefined) throw badRequest(`SendDeSo: Profile with username ${recipient} does not exist`);
           recipientKey = owner;
         }
-        const tip = await deps.chain.tip();
-        const params = deps.chain.params;
-        const common = {
-          publicKey: body.SenderPublicKeyBase58Check.bytes,
-          metadata: { type: 'BASIC_TRANSFER' } as const,
-          minFeeRateNanosPerKB: body.MinFeeRateNanosPerKB,
-          networkMinFeeRateNanosPerKB: BigInt(params.minNetworkFeeNanosPerKB),
-          tipHeight: tip.height,
-          maxNonceExpirationBlockHeightOffset: BigInt(params.maxNonceExpirationBlockHeightOffset),
-        };
+        const sender = body.SenderPublicKeyBase58Check.bytes;
+        // The reference's TransactionFees and ExtraData are not read by this route (yet).
+        const fields = { MinFeeRateNanosPerKB: body.MinFeeRateNanosPerKB, TransactionFees: [], ExtraData: {} };
+        const transfer = (amountNanos: bigint) =>
+          constructForRequest(deps, { publicKey: sender, metadata: { type: 'BASIC_TRANSFER' }, outputs: [{ publicKey: recipientKey, amountNanos }], fields });
         let amount: bigint;
         if (body.AmountNanos < 0) {
           // "Send max": everything but the fee of the transaction that sends it.
-          const balance = await deps.chain.balance(body.SenderPublicKeyBase58Check.bytes);
-          const probe = constructTxn({ ...common, outputs: [{ publicKey: recipientKey, amountNanos: balance }] });
-          amount = balance - probe.feeNanos;
-          if (amount <= 0n) throw badRequest(`SendDeSo: balance ${balance} nanos does not cover the fee of ${probe.feeNanos} nanos`);
+          const balance = await deps.chain.balance(sender);
+          const probe = await transfer(balance);
+          amount = balance - probe.constructed.feeNanos;
+          if (amount <= 0n) throw badRequest(`SendDeSo: balance ${balance} nanos does not cover the fee of ${probe.constructed.feeNanos} nanos`);
         } else {
           amount = BigInt(body.AmountNanos);
         }
-        const c = constructTxn({ ...common, outputs: [{ publicKey: recipientKey, amountNanos: amount }] });
-        const unsignedHash = hashToSign(c.bytes);
-        return json({
-          TotalInputNanos: amount + c.feeNanos,
-          SpendAmountNanos: amount,
-          ChangeAmountNanos: 0,
-          FeeNanos: c.feeNanos,
-          TransactionIDBase58Check: idBase58(unsignedHash),
-          Transaction: txnJson(c.fields),
-          TransactionHex: Buffer.from(c.bytes).toString('hex'),
-          TxnHashHex: Buffer.from(sha256d(c.bytes)).toString('hex'),
-        });
+        return json((await transfer(amount)).fields);
       },
     }),
   ];

@@ -35,8 +35,9 @@ import {
 } from '../txn/metadata.js';
 import { RuleError } from './errors.js';
 import type { HandlerEntry } from './handlers.js';
+import { toHex } from '../../hex.js';
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+const hex = toHex;
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.compare(a, b) === 0;
 
 /** Core IsByteArrayValidPublicKey: 33 bytes that parse as a secp256k1 point. */

@@ -27,8 +27,9 @@ import { TxnDecodeError } from '../txn/errors.js';
 import { decodeMetadata, NewMessageOperation, NewMessageType, TxnType, type NewMessageMetadata } from '../txn/metadata.js';
 import { RuleError } from './errors.js';
 import type { HandlerEntry } from './handlers.js';
+import { toHex } from '../../hex.js';
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+const hex = toHex;
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.compare(a, b) === 0;
 
 /** Core's NewMessageMetadata decoder refuses keys that are not curve points. */
