@@ -252,7 +252,8 @@ export class Chain {
   async submitTransaction(bytes: Uint8Array): Promise<SubmittedTxn> {
     if (bytes.length > MAX_TXN_BYTES) throw new RuleError('RuleErrorTxnTooBig', `${bytes.length} bytes is over the ${MAX_TXN_BYTES}-byte limit`);
     const txn = decodeTxn(bytes);
-    const hashHex = hex(txnHash(bytes));
+    const hash = txnHash(bytes);
+    const hashHex = hex(hash);
     if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
     const [verdict] = await checkSignatures(this.crypto, [{ bytes, txn }]);
     if (verdict!.error) throw verdict!.error;
@@ -266,7 +267,7 @@ export class Chain {
       // this one awaits, and then this attempt must lose its guard and retry.
       const baseVersion = replay.version;
       const attemptView = replay.view.child();
-      const connected = await connectTransaction(attemptView, txn, { hash: txnHash(bytes), size: bytes.length, signer }, this.context(replay.height));
+      const connected = await connectTransaction(attemptView, txn, { hash, size: bytes.length, signer }, this.context(replay.height));
       const addedAtMs = this.now();
       const entry: MempoolEntry = { bytes, addedAtMs, signer };
       const version = (baseVersion ?? 0) + 1;

@@ -11,7 +11,7 @@ import { connectTransaction } from '../../server/chain/rules/connect.js';
 import { RuleError } from '../../server/chain/rules/errors.js';
 import { getBalance, setBalance } from '../../server/chain/state/balances.js';
 import { daoCoinHolders, daoCoinHoldings, getDAOCoinBalance, getDAOCoinEntry, MAX_UINT256, TransferRestrictionStatus } from '../../server/chain/state/daoCoins.js';
-import { EMPTY_CREATOR_COIN, putProfile, type ProfileRecord } from '../../server/chain/state/profiles.js';
+import { addProfile } from '../helpers/profiles.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { encodeTxn, txnHash, type TxnEnvelope, type TxnOutput } from '../../server/chain/txn/envelope.js';
 import { DAOCoinOperation, encodeMetadata, TxnType, type TxnMetadata } from '../../server/chain/txn/metadata.js';
@@ -27,21 +27,6 @@ let view: StateView;
 let creator: Uint8Array;
 let alice: Uint8Array;
 let bob: Uint8Array;
-
-function addProfile(state: StateView, pk: Uint8Array, username: string): void {
-  const record: ProfileRecord = {
-    publicKey: pk,
-    username,
-    description: '',
-    profilePic: '',
-    creatorBasisPoints: 1000n,
-    stakeMultipleBasisPoints: 12500n,
-    isHidden: false,
-    extraData: [],
-    creatorCoin: { ...EMPTY_CREATOR_COIN },
-  };
-  putProfile(state, record, undefined);
-}
 
 /** Connects `meta` from `from`, paying FEE, as a block at height 10 would. */
 async function submit(from: Uint8Array, meta: TxnMetadata, outputs: TxnOutput[] = []): Promise<void> {

@@ -18,7 +18,7 @@ import { RuleError } from '../../server/chain/rules/errors.js';
 import { getBalance, setBalance } from '../../server/chain/state/balances.js';
 import { getDAOCoinBalance, TransferRestrictionStatus } from '../../server/chain/state/daoCoins.js';
 import { bookMember, DESO_COIN, getOrder, ordersForPair, ordersForTransactor, type DAOCoinLimitOrder } from '../../server/chain/state/daoCoinLimitOrders.js';
-import { EMPTY_CREATOR_COIN, putProfile, type ProfileRecord } from '../../server/chain/state/profiles.js';
+import { addProfile } from '../helpers/profiles.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { encodeTxn, txnHash, type TxnEnvelope } from '../../server/chain/txn/envelope.js';
 import { DAOCoinLimitOrderFill, DAOCoinLimitOrderOperation, DAOCoinOperation, encodeMetadata, TxnType, type TxnMetadata } from '../../server/chain/txn/metadata.js';
@@ -46,21 +46,6 @@ let creator: Uint8Array; // the coin "C"
 let alice: Uint8Array; // holds C, sells it
 let bob: Uint8Array; // holds DESO, buys C
 let dave: Uint8Array;
-
-function addProfile(state: StateView, pk: Uint8Array, username: string): void {
-  const record: ProfileRecord = {
-    publicKey: pk,
-    username,
-    description: '',
-    profilePic: '',
-    creatorBasisPoints: 1000n,
-    stakeMultipleBasisPoints: 12500n,
-    isHidden: false,
-    extraData: [],
-    creatorCoin: { ...EMPTY_CREATOR_COIN },
-  };
-  putProfile(state, record, undefined);
-}
 
 /** Connects `meta` from `from` paying FEE at `height`; answers the txn hash (an order's OrderID). */
 async function submit(from: Uint8Array, meta: TxnMetadata, height = 10n): Promise<Uint8Array> {

@@ -1,0 +1,21 @@
+/**
+ * A profile written straight into a state view, for unit tests of rules that only need a
+ * creator to exist (DAO coins, orders). End-to-end tests create profiles with update-profile.
+ */
+import { EMPTY_CREATOR_COIN, putProfile, type ProfileRecord } from '../../server/chain/state/profiles.js';
+import type { StateView } from '../../server/chain/state/view.js';
+
+export function addProfile(state: StateView, pk: Uint8Array, username: string): void {
+  const record: ProfileRecord = {
+    publicKey: pk,
+    username,
+    description: '',
+    profilePic: '',
+    creatorBasisPoints: 1000n,
+    stakeMultipleBasisPoints: 12500n,
+    isHidden: false,
+    extraData: [],
+    creatorCoin: { ...EMPTY_CREATOR_COIN },
+  };
+  putProfile(state, record, undefined);
+}
