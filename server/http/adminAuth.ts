@@ -20,12 +20,16 @@
  * that the caller could not compute.
  *
  * The reference's `"*"` wildcard (every admin route open) is not accepted by this node's config.
+ *
+ * Every admin request that passes the credential check is written to the audit log
+ * (server/admin/audit.ts) with its outcome, success or failure.
  * @module
  */
 import type { AppDeps } from '../app.js';
 import { MAX_JWT_CHARS } from '../identity/jwt.js';
 import { decodePublicKey, encodePublicKey } from '../keys/index.js';
 import { sha256 } from '../../wasm/hash.js';
+import { recordAdminAction } from '../admin/audit.js';
 import { ApiError, isApiError } from './errors.js';
 import { route, type Reply, type Route, type RouteContext } from './route.js';
 import { v, type Schema } from './schema.js';
@@ -37,6 +41,9 @@ const RECOVERY_IDS = [0, 1] as const;
 const JWT_SIGNATURE_BYTES = 64;
 
 /** The credential fields every admin request body carries (reference `AdminRequest`). */
+/** Lower-case names of the credential fields, never copied into the audit log. */
+const CREDENTIAL_FIELDS = new Set(['adminpublickey', 'jwt']);
+
 const credentialsBody = v.object({
   AdminPublicKey: v.optional(v.string({ maxLength: 1000 }), ''),
   JWT: v.optional(v.string(), ''),
@@ -145,8 +152,21 @@ export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
     body: documented,
     async handle(ctx) {
       const admin = await requireAdmin(deps, ctx.body, spec.level);
-      const body = inner.parse(ctx.body, '', { network: deps.config.network });
-      return spec.handle({ ...ctx, body }, admin);
+      const fields = Object.keys(ctx.body as Record<string, unknown>).filter((k) => !CREDENTIAL_FIELDS.has(k.toLowerCase()));
+      const audit = (status: number, error: string | null): Promise<string> =>
+        recordAdminAction(deps.store, { atMs: Date.now(), admin, route: spec.path, status, error, fields });
+      let reply: Reply;
+      try {
+        const body = inner.parse(ctx.body, '', { network: deps.config.network });
+        reply = await spec.handle({ ...ctx, body }, admin);
+      } catch (err) {
+        // Failed actions are audited too; an internal error is logged by the router, not here.
+        const status = isApiError(err) ? err.status : 500;
+        await audit(status, isApiError(err) ? err.message : 'internal error').catch((e: unknown) => ctx.log.error({ err: e }, 'admin audit write failed'));
+        throw err;
+      }
+      await audit(reply.status, null);
+      return reply;
     },
   });
 }

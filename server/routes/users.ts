@@ -38,6 +38,7 @@ import {
   type ProfileOrder,
 } from '../social/users.js';
 import { decodeKeyOr400 } from './profiles.js';
+import { requireUserJwt } from '../http/adminAuth.js';
 
 const key = (maxLength = 200): ReturnType<typeof v.string> => v.string({ maxLength });
 
@@ -104,12 +105,15 @@ export const getUserDerivedKeysBody = v.object({
 /** A basic address shape: the mailer should not be pointed at arbitrary strings. */
 const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 
-/** Verifies `jwt` for `pkBase58` through deps.jwt; failures keep their status, with `prefix` on the message. */
+/**
+ * Verifies `jwt` for `pkBase58` as every JWT-protected route does (http/adminAuth.ts
+ * requireUserJwt: 401 for a token that proves nothing, 403 for one valid for another key), with
+ * `prefix` on the message; a malformed key is a 400.
+ */
 async function verifyJwt(deps: AppDeps, pkBase58: string, jwt: string, field: string, prefix: string): Promise<void> {
   try {
-    await deps.jwt.verify(pkBase58, jwt, field);
+    await requireUserJwt(deps, pkBase58, jwt, prefix, field);
   } catch (e) {
-    if (isApiError(e)) throw new ApiError(e.status, `${prefix}${e.message}`, e.headers);
     if (isKeyError(e)) throw badRequest(`${prefix}${e.message}`);
     throw e;
   }

@@ -256,9 +256,9 @@ function suite(store: 'memory' | 'redis'): void {
       { name: 'no public key', body: () => ({ JWT: 'x', Email: 'a@b.co' }), error: { re: /^UpdateUserGlobalMetadataRequest: Must provide a valid public key\.$/ } },
       { name: 'nothing to update', body: async (c) => ({ UserPublicKeyBase58Check: c.alice.pk, JWT: await jwtOf(c, c.alice) }), error: { re: /^UpdateUserGlobalMetadataRequest: Must provide something to update\.$/ } },
       {
-        name: 'a JWT signed by another owner key is refused (401)',
+        name: 'a JWT signed by another owner key is refused (403)',
         body: async (c) => ({ UserPublicKeyBase58Check: c.alice.pk, JWT: await jwtOf(c, c.troll), Email: 'x@example.com' }),
-        error: { status: 401, re: /^UpdateUserGlobalMetadataRequest: Invalid token: Problem verifying JWT token: / },
+        error: { status: 403, re: /^UpdateUserGlobalMetadataRequest: Invalid token: JWT is valid for another public key, not for / },
       },
       {
         name: "another owner's authorized derived key: authentic but not authorized for this key (403)",
@@ -556,7 +556,7 @@ function suite(store: 'memory' | 'redis'): void {
       {
         name: "another user's JWT (the reference's update prefix)",
         body: async (c) => ({ UserPublicKeyBase58Check: c.alice.pk, JWT: await jwtOf(c, c.creator) }),
-        error: { status: 401, re: /^UpdateUserGlobalMetadataRequest: Invalid token: Problem verifying JWT token: / },
+        error: { status: 403, re: /^UpdateUserGlobalMetadataRequest: Invalid token: JWT is valid for another public key, not for / },
       },
     ]);
 
