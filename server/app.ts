@@ -12,8 +12,13 @@ import type { CryptoService } from './crypto/service.js';
 import type { HealthMonitor } from './health.js';
 import type { IdentityService } from './identity/service.js';
 import type { JwtVerifier } from './identity/jwt.js';
+import { RateLimiter } from './http/rateLimit.js';
+import { parseRateLimits } from './http/rateClasses.js';
 import { Router } from './http/router.js';
+import type { NodeMetrics } from './metrics/nodeMetrics.js';
+import { metricsRoutes } from './metrics/route.js';
 import { allRoutes } from './routes/index.js';
+import { openApiRoutes } from './routes/openapi.js';
 import type { Store } from './store/types.js';
 
 export interface AppDeps {
@@ -34,13 +39,27 @@ export interface AppDeps {
   miner: AutoMiner | null;
   /** Pushes block templates to subscribed miner sockets. */
   minerFeed: MinerFeed;
+  /** This process's metrics (GET /metrics unless --no-metrics); absent in tools that build deps by hand. */
+  metrics?: NodeMetrics;
 }
 
 export function createRouter(deps: AppDeps): Router {
-  return new Router(allRoutes(deps), {
+  // The OpenAPI route documents the router's final route list, itself included.
+  const metrics = deps.metrics ?? null;
+  const operator = metrics !== null && deps.config.metrics ? [metricsRoutes(metrics)] : [];
+  const router: Router = new Router([...allRoutes(deps), ...operator, openApiRoutes(deps, () => router.routes)], {
     network: deps.config.network,
     corsOrigins: deps.config.corsOrigins,
     log: deps.log,
     commonHeaders: [['X-Node-Process', deps.registry.processId]],
+    rateLimiter: new RateLimiter({
+      limits: parseRateLimits(deps.config.rateLimits),
+      limitLoopback: deps.config.rateLimitLoopback,
+      store: deps.store,
+      log: deps.log,
+      metrics: metrics?.rateLimits,
+    }),
+    onDispatched: metrics === null ? null : (o) => metrics.observeDispatch(o),
   });
+  return router;
 }

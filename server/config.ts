@@ -6,6 +6,7 @@
 
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from './keys/index.js';
 import { redactRedisUrl } from './store/redis.js';
+import { DEFAULT_RATE_LIMITS, parseRateLimits } from './http/rateClasses.js';
 
 export type { Network };
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -19,6 +20,8 @@ export interface Config {
   processes: number;
   adminPublicKeys: string[];
   superAdminPublicKeys: string[];
+  paramUpdaterPublicKeys: string[];
+  devOpenAdmin: boolean;
   satoshisPerNativeExchangeRate: number;
   usdCentsPerBitcoinExchangeRate: number;
   nanosSold: number;
@@ -39,12 +42,16 @@ export interface Config {
   cryptoThreads: number;
   shutdownTimeoutMs: number;
   healthProbeIntervalMs: number;
+  readCacheMb: number;
   identitySecret: string | undefined;
   identitySecretFile: string | undefined;
   identitySessionTtlSeconds: number;
   miner: 'auto' | 'off';
   minerPublicKey: string | undefined;
   blockIntervalSeconds: number;
+  metrics: boolean;
+  rateLimits: string;
+  rateLimitLoopback: boolean;
 }
 
 type Kind =
@@ -85,6 +92,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: [], doc: 'Comma-separated public keys allowed on admin routes.' },
   { key: 'superAdminPublicKeys', flag: 'super-admin-public-keys', env: 'SUPER_ADMIN_PUBLIC_KEYS',
     kind: { type: 'list' }, default: [], doc: 'Comma-separated public keys allowed on super-admin routes.' },
+  { key: 'paramUpdaterPublicKeys', flag: 'param-updater-public-keys', env: 'PARAM_UPDATER_PUBLIC_KEYS',
+    kind: { type: 'list' }, default: [],
+    doc: 'Comma-separated public keys whose transactions may update global params and swap identities (consensus: every process of one chain must agree).' },
+  { key: 'devOpenAdmin', flag: 'dev-open-admin', env: 'DEV_OPEN_ADMIN', kind: { type: 'bool' }, default: false,
+    doc: 'Development only: admin and super-admin routes let in requests without valid admin credentials (audited as dev-open-admin, warned at startup); refused with --network mainnet.' },
   { key: 'satoshisPerNativeExchangeRate', flag: 'satoshis-per-native-exchange-rate',
     env: 'SATOSHIS_PER_NATIVE_EXCHANGE_RATE', kind: { type: 'int', min: 0, max: MAX_SAFE }, default: 10_000,
     doc: 'Satoshis per whole native coin, served by get-exchange-rate.' },
@@ -133,6 +145,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'healthProbeIntervalMs', flag: 'health-probe-interval-ms', env: 'HEALTH_PROBE_INTERVAL_MS',
     kind: { type: 'int', min: 50, max: 60_000 }, default: 1_000,
     doc: 'How often the store is pinged for health-check (health-check itself never waits on the store).' },
+  { key: 'readCacheMb', flag: 'read-cache-mb', env: 'READ_CACHE_MB', kind: { type: 'int', min: 0, max: 65_536 }, default: 64,
+    doc: 'Memory per process for cached answers of the hot read routes (profiles, message pages, order books), dropped whenever chain state or profile flags change; 0 turns the cache off.' },
   { key: 'identitySecret', flag: 'identity-secret', env: 'IDENTITY_SECRET', kind: { type: 'string', optional: true },
     default: undefined, secret: true,
     doc: 'Node secret (64 hex characters) that seals identity `encryptedSeedHex` handles; every process and machine of one node must share it. Prefer --identity-secret-file.' },
@@ -149,6 +163,12 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'blockIntervalSeconds', flag: 'block-interval-seconds', env: 'BLOCK_INTERVAL_SECONDS',
     kind: { type: 'int', min: 0, max: 86_400 }, default: 0,
     doc: 'With --miner auto, also mine a (possibly empty) block this often; 0 = only when transactions wait.' },
+  { key: 'metrics', flag: 'metrics', env: 'METRICS', kind: { type: 'bool' }, default: true,
+    doc: 'Serve Prometheus metrics of each process at GET /metrics (--no-metrics removes the route).' },
+  { key: 'rateLimits', flag: 'rate-limits', env: 'RATE_LIMITS', kind: { type: 'string' }, default: DEFAULT_RATE_LIMITS,
+    doc: 'Token buckets per client address (and per caller public key on non-read routes), shared by all processes through the store: comma-separated class=capacity/refillPerSec or class=off, classes read, write, identity, miner, admin; unnamed classes keep their defaults; `off` turns all off. Over the limit: 429 with Retry-After.' },
+  { key: 'rateLimitLoopback', flag: 'rate-limit-loopback', env: 'RATE_LIMIT_LOOPBACK', kind: { type: 'bool' }, default: false,
+    doc: 'Also rate-limit loopback clients (127.0.0.0/8, ::1); by default they are exempt.' },
 ];
 
 export class ConfigError extends Error {
@@ -255,10 +275,18 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   if (config.identitySecret !== undefined && !/^[0-9a-fA-F]{64}$/.test(config.identitySecret)) {
     throw new ConfigError('--identity-secret (IDENTITY_SECRET) must be 64 hex characters (32 bytes), e.g. from `openssl rand -hex 32`');
   }
+  if (config.devOpenAdmin && config.network === 'mainnet') {
+    throw new ConfigError('--dev-open-admin (DEV_OPEN_ADMIN) opens every admin route without credentials and is for development only; it is refused with --network mainnet');
+  }
+  try {
+    parseRateLimits(config.rateLimits);
+  } catch (err) {
+    throw new ConfigError(`--rate-limits (RATE_LIMITS): ${(err as Error).message}`);
+  }
   if (config.minerPublicKey !== undefined) {
     config.minerPublicKey = normalizeKey(OPTIONS.find((o) => o.key === 'minerPublicKey')!, config.minerPublicKey, config.network);
   }
-  for (const key of ['adminPublicKeys', 'superAdminPublicKeys'] as const) {
+  for (const key of ['adminPublicKeys', 'superAdminPublicKeys', 'paramUpdaterPublicKeys'] as const) {
     config[key] = config[key].map((k) => normalizeKey(OPTIONS.find((o) => o.key === key)!, k, config.network));
   }
   return config;

@@ -3,6 +3,7 @@
  * shutdown. `main.ts` runs one or supervises several; tests start it in-process on port 0.
  */
 import type { Logger } from 'pino';
+import { sharedReadCache } from './social/readCache.js';
 import { createRouter, type AppDeps } from './app.js';
 import { newProcessId, ProcessRegistry } from './cluster/registry.js';
 import { availableParallelism } from 'node:os';
@@ -10,6 +11,7 @@ import type { Config } from './config.js';
 import { BatchingCrypto } from './crypto/batching.js';
 import { CryptoPool } from './crypto/pool.js';
 import { HealthMonitor } from './health.js';
+import { NodeMetrics } from './metrics/nodeMetrics.js';
 import { toErrorReply } from './http/errors.js';
 import { stringifyJson } from './http/router.js';
 import { listen, loadUws, serve, serveWebSocket } from './http/uws.js';
@@ -77,9 +79,18 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     await store.close();
     throw err instanceof Error && err.name === 'IdentitySecretError' ? new StartupError(err.message) : err;
   }
+  const metrics = new NodeMetrics(processId, { onCollectError: (metric, err) => log.warn({ metric, msg: (err as Error)?.message }, 'metrics: a collector failed') });
   // Per-item crypto of concurrent requests (JWTs, signatures) is coalesced into pool batches.
-  const crypto = new BatchingCrypto(new CryptoPool({ threads: cryptoThreads(config) }, { metrics: null, log }));
-  const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log, createProfileFeeNanos: BigInt(config.createProfileFeeNanos) });
+  const pool = new CryptoPool({ threads: cryptoThreads(config) }, { metrics: metrics.cryptoPool, log });
+  const crypto = new BatchingCrypto(pool);
+  const chain = new Chain({
+    store,
+    crypto,
+    params: DEV_CHAIN_PARAMS,
+    log,
+    createProfileFeeNanos: BigInt(config.createProfileFeeNanos),
+    paramUpdaterPublicKeys: config.paramUpdaterPublicKeys.map((k) => decodePublicKey(k, config.network, '--param-updater-public-keys')),
+  });
   const { identity, jwt } = createIdentity({
     config,
     store,
@@ -102,17 +113,28 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     }
   } catch (err) {
     health.stop();
+    metrics.close();
     await minerFeed.stop();
     await registry.stop();
     await crypto.close();
     await store.close();
     throw err;
   }
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner, minerFeed };
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner, minerFeed, metrics };
   const router = createRouter(deps);
 
   let closing: Promise<void> | undefined;
   let inFlight = 0;
+  metrics.attach({
+    storeKind: store.kind,
+    network: config.network,
+    chain,
+    health,
+    minerFeed,
+    cryptoPool: pool,
+    inFlight: () => inFlight,
+    readCache: () => sharedReadCache({ chain, store, config })?.stats() ?? null,
+  });
   let drained: (() => void) | undefined;
   const app = uws.App();
   const onStart = (): void => {
@@ -157,6 +179,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     listening = await listen(uws, app, config.host, config.port);
   } catch (err) {
     health.stop();
+    metrics.close();
     await registry.stop();
     await minerFeed.stop();
     await miner?.stop();
@@ -165,6 +188,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     throw new StartupError((err as Error).message);
   }
   log.info({ host: config.host, port: listening.port, store: store.kind, network: config.network }, 'listening');
+  if (config.devOpenAdmin) log.warn('--dev-open-admin is set: admin routes let in requests without valid admin credentials (development only; every such request is audited)');
 
   const close = (): Promise<void> =>
     (closing ??= (async () => {
@@ -185,6 +209,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
       // before the process may exit.
       await new Promise((resolve) => setImmediate(resolve));
       health.stop();
+      metrics.close();
       await registry.stop();
       await crypto.close();
       await store.close();

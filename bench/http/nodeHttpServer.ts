@@ -1,9 +1,9 @@
 /**
  * Baseline for bench/http.bench.ts: the node's real router (same AppDeps as server/node.ts,
- * in-memory store) served by node:http instead of uWebSockets.js, so the two runs differ only
+ * in-memory store, or `--redis`) served by node:http instead of uWebSockets.js, so the two runs differ only
  * in the transport.
  *
- *   node --import tsx bench/http/nodeHttpServer.ts --port 17099
+ *   node --import tsx bench/http/nodeHttpServer.ts --port 17099 [--redis redis://127.0.0.1:6390]
  *
  * Prints `listening <port>` on stdout when ready; exits on SIGTERM/SIGINT.
  * @module
@@ -111,10 +111,11 @@ export interface NodeHttpBaseline {
   close(): Promise<void>;
 }
 
-export async function startNodeHttpBaseline(port: number): Promise<NodeHttpBaseline> {
-  const config = { ...loadConfig([], {}), logLevel: 'silent' as const, port };
+/** @param redisUrl - serve from this Redis (as the node does with --redis); default the memory store */
+export async function startNodeHttpBaseline(port: number, redisUrl?: string): Promise<NodeHttpBaseline> {
+  const config = { ...loadConfig(redisUrl === undefined ? [] : ['--redis', redisUrl], {}), logLevel: 'silent' as const, port };
   const log = createLogger(config.logLevel);
-  const store = await openStore({});
+  const store = await openStore(redisUrl === undefined ? {} : { redisUrl, keyPrefix: config.redisKeyPrefix });
   const processId = newProcessId();
   const health = new HealthMonitor(store, config.healthProbeIntervalMs, log);
   const registry = new ProcessRegistry(store, processId, log);
@@ -175,7 +176,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     process.stderr.write('nodeHttpServer: --port must be an integer from 0 to 65535\n');
     process.exit(2);
   }
-  const baseline = await startNodeHttpBaseline(port);
+  const baseline = await startNodeHttpBaseline(port, argValue(process.argv.slice(2), 'redis'));
   process.stdout.write(`listening ${baseline.port}\n`);
   const stop = (): void => {
     baseline.close().then(

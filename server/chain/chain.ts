@@ -29,7 +29,10 @@ import { RuleError } from './rules/errors.js';
 import { checkSignatures } from './rules/signatures.js';
 import { chainKeys, type BlockRecord, type TipRecord } from './state/keys.js';
 import { StateView } from './state/view.js';
+import type { StateReader } from './state/reader.js';
+import { getGlobalParams, globalParamsDefaults, type GlobalParams } from './state/globalParams.js';
 import { randomU64 } from './random.js';
+import { FreshRead } from './freshRead.js';
 import { toHex } from '../hex.js';
 
 /** Pub/sub channels: a new tip, a changed mempool. */
@@ -57,6 +60,12 @@ interface MempoolEntry {
 
 interface MempoolTxn extends MempoolEntry {
   hashHex: string;
+}
+
+export interface ChainPosition {
+  tip: TipRecord;
+  /** The mempool admission counter; undefined before the first admission. */
+  mempoolVersion: number | undefined;
 }
 
 interface MempoolReplay {
@@ -119,8 +128,10 @@ export interface ChainOptions {
   crypto: CryptoService;
   params: ChainParams;
   log: Logger;
-  /** Burned on profile creation (ConnectRules.createProfileFeeNanos). @default 0n */
+  /** Burned on profile creation (ConnectRules.createProfileFeeNanos) until global params set it. @default 0n */
   createProfileFeeNanos?: bigint;
+  /** Keys that may send UPDATE_GLOBAL_PARAMS and SWAP_IDENTITY (33 bytes each). @default none */
+  paramUpdaterPublicKeys?: readonly Uint8Array[];
   now?: () => number;
 }
 
@@ -139,6 +150,7 @@ export class Chain {
   private readonly log: Logger;
   private readonly now: () => number;
   private readonly createProfileFeeNanos: bigint;
+  private readonly paramUpdaterPublicKeys: ReadonlySet<string>;
   /**
    * The last full mempool replay. Valid while the tip and the mempool version are the ones it
    * was built on; an admission through this process extends it in place, so admitting a
@@ -153,6 +165,7 @@ export class Chain {
     this.log = opts.log;
     this.now = opts.now ?? Date.now;
     this.createProfileFeeNanos = opts.createProfileFeeNanos ?? 0n;
+    this.paramUpdaterPublicKeys = new Set((opts.paramUpdaterPublicKeys ?? []).map((k) => hex(k)));
   }
 
   private get rules(): ConnectRules {
@@ -160,7 +173,16 @@ export class Chain {
       maxNonceExpirationBlockHeightOffset: BigInt(this.params.maxNonceExpirationBlockHeightOffset),
       minNetworkFeeNanosPerKB: BigInt(this.params.minNetworkFeeNanosPerKB),
       createProfileFeeNanos: this.createProfileFeeNanos,
+      paramUpdaterPublicKeys: this.paramUpdaterPublicKeys,
     };
+  }
+
+  /**
+   * The global params in force at `state` (default: the pending view, i.e. for the next
+   * block): values set on chain over this node's defaults.
+   */
+  async globalParams(state?: StateReader): Promise<GlobalParams> {
+    return getGlobalParams(state ?? (await this.pendingView()), globalParamsDefaults(this.rules));
   }
 
   private context(height: bigint): ConnectContext {
@@ -232,6 +254,22 @@ export class Chain {
     return (await this.store.get<TipRecord>(chainKeys.tip))!;
   }
 
+  /**
+   * Where the chain is now: the tip and the mempool's admission counter (undefined before the
+   * first admission). Concurrent callers share one store read that started after they asked
+   * (FreshRead), so this is never staler than a read of one's own. Anything derived only from
+   * chain state is still valid while both are unchanged.
+   */
+  position(): Promise<ChainPosition> {
+    return this.positionRead.get();
+  }
+
+  private readonly positionRead = new FreshRead<ChainPosition>(async () => {
+    const [tip, mempoolVersion] = await this.store.getMany<unknown>([chainKeys.tip, MEMPOOL_VERSION]);
+    if (!tip) throw new Error('chain not initialised: call init() first');
+    return { tip: tip as TipRecord, mempoolVersion: mempoolVersion as number | undefined };
+  });
+
   async tip(): Promise<TipRecord> {
     const tip = await this.store.get<TipRecord>(chainKeys.tip);
     if (!tip) throw new Error('chain not initialised: call init() first');
@@ -298,6 +336,11 @@ export class Chain {
     throw new RuleError('RuleErrorDuplicateTxn', 'the mempool is changing too fast to add this transaction; retry');
   }
 
+  /** How many transactions wait in the mempool (one store call; metrics read it per scrape). */
+  async mempoolSize(): Promise<number> {
+    return this.store.indexSize(MEMPOOL_ORDER);
+  }
+
   /** Mempool transactions in arrival order. */
   async mempool(): Promise<MempoolTxn[]> {
     const members = await this.store.indexRange(MEMPOOL_ORDER);
@@ -316,8 +359,7 @@ export class Chain {
    * transactions and their fees, and the ones that failed with why.
    */
   private async replayMempool(maxBytes = Infinity): Promise<MempoolReplay> {
-    const [tip, version] = await this.store.getMany<unknown>([chainKeys.tip, MEMPOOL_VERSION]);
-    if (!tip) throw new Error('chain not initialised: call init() first');
+    const { tip, mempoolVersion: version } = await this.position();
     const cached = this.replayCache;
     if (cached && cached.tip.hashHex === (tip as TipRecord).hashHex && cached.version === version && cached.bytes <= maxBytes) return cached;
     const replay = await this.buildReplay(tip as TipRecord, version as number | undefined, maxBytes);

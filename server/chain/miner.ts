@@ -4,6 +4,10 @@
  * confirms transactions by itself while an idle node's template stays stable for outside
  * miners. The proof-of-work scan runs in the crypto pool (DeSoHashV1 in WASM), in slices, so a
  * new tip from elsewhere aborts a stale attempt quickly.
+ *
+ * Operators steer it at run time (admin/node-control `update_miner`): `setRewardKeys` pays
+ * the blocks to other keys (in turn, one key per block, like the reference miner's list) and
+ * `pause`/`resume` stop and restart mining. `stop` is the final shutdown.
  * @module
  */
 import type { Logger } from 'pino';
@@ -22,6 +26,7 @@ export interface AutoMinerOptions {
   chain: Chain;
   crypto: CryptoService;
   store: Store;
+  /** Receives the block rewards (until `setRewardKeys`). */
   rewardPublicKey: Uint8Array;
   /** Mine an empty block this often; 0 = only when the mempool holds transactions. */
   blockIntervalSeconds: number;
@@ -31,18 +36,79 @@ export interface AutoMinerOptions {
 export class AutoMiner {
   private running = false;
   private wanted = false;
-  private stopped = false;
+  /** Not mining: paused, or shut down. */
+  private stopped = true;
+  /** `stop()` was called: the miner never starts again. */
+  private closed = false;
   private tipChanged = false;
   private timer: NodeJS.Timeout | null = null;
   private interval: NodeJS.Timeout | null = null;
   private unsubscribes: Unsubscribe[] = [];
   private current: Promise<void> = Promise.resolve();
+  /** start/pause/resume/stop, one at a time. */
+  private control: Promise<void> = Promise.resolve();
+  private rewardKeys: Uint8Array[];
+  /** Blocks attempted, to take the reward keys in turn. */
+  private attempts = 0;
   /** Blocks this miner connected (for status and tests). */
   blocksMined = 0;
 
-  constructor(private readonly opts: AutoMinerOptions) {}
+  constructor(private readonly opts: AutoMinerOptions) {
+    this.rewardKeys = [opts.rewardPublicKey];
+  }
 
-  async start(): Promise<void> {
+  /** Starts mining (a no-op while already mining). */
+  start(): Promise<void> {
+    return this.serially(() => this.subscribe());
+  }
+
+  /** Stops mining for good (shutdown); waits for an attempt in progress. */
+  stop(): Promise<void> {
+    this.closed = true;
+    return this.serially(() => this.unsubscribe());
+  }
+
+  /** Stops mining until `resume`; waits for an attempt in progress. */
+  pause(): Promise<void> {
+    return this.serially(() => this.unsubscribe());
+  }
+
+  /**
+   * Mines again (a no-op while mining).
+   * @throws {Error} after `stop()`
+   */
+  resume(): Promise<void> {
+    return this.serially(async () => {
+      if (this.closed) throw new Error('the miner was shut down');
+      await this.subscribe();
+    });
+  }
+
+  /** Pays the next blocks to these keys, one key per block in turn (at least one key). */
+  setRewardKeys(keys: readonly Uint8Array[]): void {
+    if (keys.length === 0) throw new RangeError('setRewardKeys: at least one reward key; pause() stops mining');
+    this.rewardKeys = keys.map((k) => new Uint8Array(k));
+  }
+
+  /** The keys the blocks are paid to. */
+  get rewardPublicKeys(): Uint8Array[] {
+    return this.rewardKeys.map((k) => new Uint8Array(k));
+  }
+
+  /** Whether the miner is on (started and not paused or stopped). */
+  get active(): boolean {
+    return !this.stopped;
+  }
+
+  private serially(step: () => Promise<void>): Promise<void> {
+    const next = this.control.then(step);
+    this.control = next.catch(() => undefined);
+    return next;
+  }
+
+  private async subscribe(): Promise<void> {
+    if (this.closed || !this.stopped) return;
+    this.stopped = false;
     const { store } = this.opts;
     this.unsubscribes.push(await store.subscribe(CHANNEL_MEMPOOL, () => this.schedule()));
     this.unsubscribes.push(
@@ -57,11 +123,15 @@ export class AutoMiner {
     if ((await this.opts.chain.mempool()).length > 0) this.schedule();
   }
 
-  async stop(): Promise<void> {
+  private async unsubscribe(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.interval) clearInterval(this.interval);
-    await Promise.all(this.unsubscribes.map((u) => u().catch(() => undefined)));
+    this.timer = null;
+    this.interval = null;
+    const unsubscribes = this.unsubscribes;
+    this.unsubscribes = [];
+    await Promise.all(unsubscribes.map((u) => u().catch(() => undefined)));
     await this.current;
   }
 
@@ -103,7 +173,8 @@ export class AutoMiner {
   }
 
   private async mineOne(): Promise<void> {
-    const { chain, crypto, rewardPublicKey, log } = this.opts;
+    const { chain, crypto, log } = this.opts;
+    const rewardPublicKey = this.rewardKeys[this.attempts++ % this.rewardKeys.length]!;
     const t = await chain.blockTemplate(rewardPublicKey, 1);
     const header = t.headers[0]!;
     this.tipChanged = false;

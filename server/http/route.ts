@@ -2,7 +2,7 @@
  * What a route file declares. Route files are tables of these; they never see uWS.
  */
 import type { Logger } from 'pino';
-import type { Schema } from './schema.js';
+import type { JsonSchema, Schema } from './schema.js';
 
 export type Method = 'GET' | 'POST';
 
@@ -41,6 +41,21 @@ export const raw = (body: Uint8Array | string, contentType: string, status = 200
   ...(headers ? { headers } : {}),
 });
 
+/**
+ * Who may call a route, for the OpenAPI document (the handler enforces it): an admin or super
+ * admin of this node (`AdminPublicKey` + `JWT` in the body), or the user a JWT in the body is for.
+ */
+export type RouteAuth = 'admin' | 'superAdmin' | 'user-jwt';
+
+/** A documented answer of a route, beyond the generic JSON 200 the OpenAPI document assumes. */
+export interface ResponseDoc {
+  description: string;
+  /** Defaults to application/json. */
+  contentType?: string;
+  /** JSON Schema of the body; omitted when the body is not described. */
+  schema?: JsonSchema;
+}
+
 export interface Route<B = unknown> {
   method: Method;
   /** Path without the /api/v0 prefix; `:Name` marks a path parameter, e.g. `/get-user-metadata/:PublicKeyBase58Check`. */
@@ -48,6 +63,10 @@ export interface Route<B = unknown> {
   summary: string;
   /** POST body schema. Without one, a POST body must still be valid JSON but is not inspected. */
   body?: Schema<B>;
+  /** Credentials the handler requires (documented only). */
+  auth?: RouteAuth;
+  /** Answers by status, replacing the generic ones of the OpenAPI document (documented only). */
+  responses?: Readonly<Record<number, ResponseDoc>>;
   handle(ctx: RouteContext<B>): Promise<Reply> | Reply;
 }
 

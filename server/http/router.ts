@@ -4,9 +4,12 @@
  * mapping of every outcome to a response. Independent of uWS: it maps an IncomingRequest to an
  * OutgoingResponse, so it is testable without a socket.
  */
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Network } from '../config.js';
+import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
 import { ApiError, toErrorReply } from './errors.js';
+import type { RequestLimiter } from './rateLimit.js';
 import type { Method, Reply, Route } from './route.js';
 import type { IncomingRequest, OutgoingResponse } from './uws.js';
 import { PayloadTooLarge } from './uws.js';
@@ -19,7 +22,27 @@ export interface RouterOptions {
   log: Logger;
   /** Extra headers on every response (e.g. the answering process id). */
   commonHeaders?: ReadonlyArray<readonly [string, string]>;
+  /** Rate limits, checked after the route matched: by address before the body is read, by public key after validation. */
+  rateLimiter?: RequestLimiter | null;
+  /** Called once per dispatched request, after its response is ready (metrics). */
+  onDispatched?: ((o: DispatchObservation) => void) | null;
 }
+
+/** One dispatched request, as metrics see it. */
+export interface DispatchObservation {
+  /** The matched route's path pattern (bounded: never the raw URL), `(unmatched)` or `(preflight)`. */
+  route: string;
+  method: string;
+  status: number;
+  /** From dispatch to a ready response (compression included), seconds. */
+  seconds: number;
+  /** Body bytes as sent. */
+  bodyBytes: number;
+  encoding: ResponseCoding;
+}
+
+const UNMATCHED = '(unmatched)';
+const PREFLIGHT = '(preflight)';
 
 interface ParamRoute {
   segments: string[];
@@ -60,6 +83,8 @@ function mediaType(contentType: string | undefined): string {
 export class Router {
   private readonly exact = new Map<string, Map<Method, Route>>();
   private readonly withParams: ParamRoute[] = [];
+  /** Per GET route: its last answer's ETag and compressed forms (compression.ts). */
+  private readonly memos = new WeakMap<Route, ResponseMemo>();
   readonly routes: Route[] = [];
 
   constructor(
@@ -125,8 +150,34 @@ export class Router {
     return out;
   }
 
-  /** Maps one request to its response. Never throws; every failure becomes a 4xx/5xx. */
+  /**
+   * Maps one request to its response. Never throws; every failure becomes a 4xx/5xx. Large
+   * compressible bodies are compressed when the client accepts it, and GET answers carry an
+   * ETag (304 on a matching If-None-Match): compression.ts.
+   */
   async dispatch(req: IncomingRequest): Promise<OutgoingResponse> {
+    const started = performance.now();
+    const matched: { route: Route | null } = { route: null };
+    const answer = await this.answer(req, matched);
+    const route = matched.route;
+    let memo: ResponseMemo | undefined;
+    if (route?.method === 'GET') {
+      memo = this.memos.get(route);
+      if (memo === undefined) this.memos.set(route, (memo = newResponseMemo()));
+    }
+    const { out, encoding } = await finishResponse(answer, req, { etag: route?.method === 'GET', memo }, this.opts.log);
+    this.opts.onDispatched?.({
+      route: route?.path ?? (req.method === 'OPTIONS' ? PREFLIGHT : UNMATCHED),
+      method: req.method,
+      status: out.status,
+      seconds: (performance.now() - started) / 1000,
+      bodyBytes: typeof out.body === 'string' ? Buffer.byteLength(out.body) : out.body.byteLength,
+      encoding,
+    });
+    return out;
+  }
+
+  private async answer(req: IncomingRequest, matched: { route: Route | null }): Promise<OutgoingResponse> {
     const base = [...(this.opts.commonHeaders ?? []), ...this.corsHeaders(req.headers.origin)];
     try {
       if (req.method === 'OPTIONS') return { status: 200, headers: base, body: '' };
@@ -138,6 +189,8 @@ export class Router {
         });
       }
       const { route, params } = m;
+      matched.route = route;
+      await this.opts.rateLimiter?.checkAddress(route, req.remoteAddress);
       let body: unknown;
       if (route.method === 'POST') {
         const type = mediaType(req.headers['content-type']);
@@ -146,6 +199,7 @@ export class Router {
         }
         body = parseJsonBody(await (req.body ?? Promise.resolve(Buffer.alloc(0))));
         if (route.body) body = route.body.parse(body, '', { network: this.opts.network });
+        await this.opts.rateLimiter?.checkBody(route, req.remoteAddress, body);
       }
       const reply = await route.handle({
         body,

@@ -11,8 +11,14 @@ export interface ParseContext {
   network: Network;
 }
 
-/** JSON Schema fragment (2020-12 subset) describing what a schema accepts. */
+/**
+ * JSON Schema fragment (2020-12, the dialect of OpenAPI 3.1) describing what a schema accepts;
+ * server/http/openapi.ts publishes it and builds example requests from it.
+ */
 export type JsonSchema = Record<string, unknown>;
+
+/** The `format` of Base58Check public keys (a custom format; JSON Schema treats it as an annotation). */
+export const PUBLIC_KEY_FORMAT = 'base58check-public-key';
 
 export interface Schema<T> {
   readonly json: JsonSchema;
@@ -44,8 +50,17 @@ export interface StringOptions {
 
 function string(opts: StringOptions = {}): Schema<string> {
   const { maxLength = 1 << 20, pattern, patternName } = opts;
+  // A JSON Schema pattern is the bare source: flags other than `u` would change its meaning.
+  if (pattern && pattern.flags.replace('u', '') !== '') {
+    throw new Error(`v.string pattern ${pattern} has flags; JSON Schema patterns have none (only u is allowed)`);
+  }
   return {
-    json: { type: 'string', maxLength, ...(pattern ? { pattern: pattern.source } : {}) },
+    json: {
+      type: 'string',
+      maxLength,
+      ...(pattern ? { pattern: pattern.source } : {}),
+      ...(patternName ? { description: patternName } : {}),
+    },
     parse(v, path) {
       if (typeof v !== 'string') throw new ValidationError(path, 'a string', v);
       if (v.length > maxLength) throw new ValidationError(path, `expected at most ${maxLength} characters, got ${v.length}`);
@@ -85,7 +100,10 @@ const U64_MAX = (1n << 64n) - 1n;
  */
 function uint64(): Schema<bigint> {
   return {
-    json: { oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]{1,20}$' }] },
+    json: {
+      oneOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]{1,20}$' }],
+      description: `unsigned 64-bit integer (at most ${U64_MAX}); send values above 2^53 as a decimal string`,
+    },
     parse(v, path) {
       let n: bigint;
       if (typeof v === 'number' && Number.isInteger(v) && v >= 0) n = BigInt(v);
@@ -107,7 +125,12 @@ export interface PublicKey {
 /** A Base58Check public key of this node's network; checksum, length and curve point checked. */
 function publicKey(): Schema<PublicKey> {
   return {
-    json: { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{50,60}$', description: 'Base58Check public key' },
+    json: {
+      type: 'string',
+      format: PUBLIC_KEY_FORMAT,
+      pattern: '^[1-9A-HJ-NP-Za-km-z]{50,60}$',
+      description: "Base58Check public key of this node's network (BC… on mainnet, tBC… on testnet)",
+    },
     parse(v, path, ctx) {
       if (typeof v !== 'string') throw new ValidationError(path, 'a Base58Check public key string', v);
       const bytes = decodePublicKey(v, ctx.network, path);
@@ -169,8 +192,13 @@ function object<F extends Record<string, Field>>(fields: F): Schema<ObjectOf<F>>
   const required: string[] = [];
   for (const n of names) {
     const f = fields[n]!;
-    properties[n] = isOptional(f) ? f.schema.json : f.json;
-    if (!isOptional(f)) required.push(n);
+    if (isOptional(f)) {
+      const fallback = jsonValue(f.fallback);
+      properties[n] = fallback === undefined ? f.schema.json : { ...f.schema.json, default: fallback };
+    } else {
+      properties[n] = f.json;
+      required.push(n);
+    }
   }
   return {
     json: { type: 'object', properties, required, additionalProperties: true },
@@ -205,6 +233,29 @@ function object<F extends Record<string, Field>>(fields: F): Schema<ObjectOf<F>>
       return out as ObjectOf<F>;
     },
   };
+}
+
+/**
+ * A field's fallback as the JSON `default` annotation, when it has a JSON form (bigint as a
+ * number when safe, else a decimal string; anything holding bytes or undefined has none).
+ */
+function jsonValue(x: unknown): unknown {
+  if (typeof x === 'string' || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x))) return x;
+  if (typeof x === 'bigint') return x >= BigInt(Number.MIN_SAFE_INTEGER) && x <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(x) : x.toString();
+  if (Array.isArray(x)) {
+    const items = x.map(jsonValue);
+    return items.includes(undefined) ? undefined : items;
+  }
+  if (typeof x === 'object' && x !== null && Object.getPrototypeOf(x) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, y] of Object.entries(x)) {
+      const j = jsonValue(y);
+      if (j === undefined) return undefined;
+      out[k] = j;
+    }
+    return out;
+  }
+  return undefined;
 }
 
 export const v = { string, boolean, int, uint64, publicKey, array, record, object, optional };

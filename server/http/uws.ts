@@ -191,7 +191,12 @@ export function serve(app: Uws.TemplatedApp, dispatch: Dispatch, opts: ServeOpti
       res.cork(() => {
         res.writeStatus(STATUS_LINES.get(out.status) ?? `${out.status} Unknown`);
         for (const [k, v] of out.headers) res.writeHeader(k, v);
-        res.end(out.body, (out.close ?? false) || !bodyComplete || (opts.closeConnections?.() ?? false));
+        const close = (out.close ?? false) || !bodyComplete || (opts.closeConnections?.() ?? false);
+        // A 304 has no body and must not claim one (end() writes Content-Length: 0). Only the
+        // no-argument form writes no length: endWithoutBody(undefined, …) writes 2^63. The rare
+        // 304 that must also close (shutdown) keeps end('', true).
+        if (out.status === 304 && !close) res.endWithoutBody();
+        else res.end(out.body, close);
       });
       settle();
     };

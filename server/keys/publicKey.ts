@@ -32,6 +32,14 @@ const NETWORKS: readonly Network[] = ['mainnet', 'testnet'];
 
 export const PUBLIC_KEY_LENGTH = 33;
 
+/**
+ * Read routes write the same few keys over and over (25 messages name 4 keys each); Base58Check
+ * costs ~11 µs a key (double SHA-256 and a quadratic base conversion), a lookup here ~0.6 µs.
+ * Bounded, ~200 bytes an entry; keys are public, so caching them leaks nothing.
+ */
+const ENCODED_CACHE_ENTRIES = 32_768;
+const ENCODED: Readonly<Record<Network, Map<string, string>>> = { mainnet: new Map(), testnet: new Map() };
+
 /** secp256k1 field prime p = 2^256 - 2^32 - 977 and curve constant b (y^2 = x^3 + 7), SEC 2 §2.4.1. */
 const P = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
 const B = 7n;
@@ -44,8 +52,18 @@ export function encodePublicKey(key33: Uint8Array, network: Network): string {
   if (key33.length !== PUBLIC_KEY_LENGTH) {
     throw new RangeError(`"key33" expected ${PUBLIC_KEY_LENGTH} bytes, got ${key33.length}`);
   }
-  return encodeBase58Check(PUBLIC_KEY_PREFIXES[network], key33);
+  const cache = ENCODED[network];
+  const id = Buffer.from(key33.buffer, key33.byteOffset, PUBLIC_KEY_LENGTH).toString('latin1');
+  let text = cache.get(id);
+  if (text === undefined) {
+    text = encodeBase58Check(PUBLIC_KEY_PREFIXES[network], key33);
+    // Oldest first out: Map iterates in insertion order.
+    if (cache.size >= ENCODED_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+    cache.set(id, text);
+  }
+  return text;
 }
+
 
 /**
  * Decodes an untrusted Base58Check public key for this node's network. Stricter than the

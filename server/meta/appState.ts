@@ -37,7 +37,11 @@ export interface AppState {
   BlockHeight: number;
 }
 
-export function appState(config: Config, blockHeight: number): AppState {
+/**
+ * @param chain - what the chain says now: the tip's height and the profile creation fee in
+ *   force (global params, which start at `--create-profile-fee-nanos`)
+ */
+export function appState(config: Config, chain: { blockHeight: number; createProfileFeeNanos: bigint }): AppState {
   return {
     AnalyticsKey: config.analyticsKey,
     AnalyticsDomain: config.analyticsDomain,
@@ -48,13 +52,13 @@ export function appState(config: Config, blockHeight: number): AppState {
     // Only the presence of these secrets is public; the values never leave the config.
     HasStarterNativeSeed: config.starterNativeSeed !== undefined,
     HasSmsProviderAPIKey: config.smsProviderApiKey !== undefined,
-    CreateProfileFeeNanos: config.createProfileFeeNanos,
+    CreateProfileFeeNanos: Number(chain.createProfileFeeNanos),
     CompProfileCreation: config.compProfileCreation,
     DiamondLevelMap: DIAMOND_LEVEL_MAP,
     HasPaymentProviderIntegration: config.hasPaymentProviderIntegration,
     // The old reference echoed a password cookie here for analytics; this node keeps no such
     // cookie, so the field is always empty and exists only for shape compatibility.
     Password: '',
-    BlockHeight: blockHeight,
+    BlockHeight: chain.blockHeight,
   };
 }

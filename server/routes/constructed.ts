@@ -84,7 +84,8 @@ export interface ConstructedResponse {
 /** Builds the unsigned transaction on the current tip and its response fields. */
 export async function constructForRequest(deps: AppDeps, r: ConstructRequest): Promise<ConstructedResponse> {
   const tip = await deps.chain.tip();
-  const params = deps.chain.params;
+  // Fee floor and nonce window as the chain applies them: on-chain global params over the defaults.
+  const gp = await deps.chain.globalParams();
   const feeOutputs: TxnOutput[] = r.fields.TransactionFees.map((f) => ({ publicKey: f.PublicKeyBase58Check.bytes, amountNanos: f.AmountNanos }));
   const outputs = [...(r.outputs ?? []), ...feeOutputs];
   const own = r.extraData ?? [];
@@ -96,9 +97,9 @@ export async function constructForRequest(deps: AppDeps, r: ConstructRequest): P
     outputs,
     extraData,
     minFeeRateNanosPerKB: r.fields.MinFeeRateNanosPerKB,
-    networkMinFeeRateNanosPerKB: BigInt(params.minNetworkFeeNanosPerKB),
+    networkMinFeeRateNanosPerKB: gp.minimumNetworkFeeNanosPerKB,
     tipHeight: tip.height,
-    maxNonceExpirationBlockHeightOffset: BigInt(params.maxNonceExpirationBlockHeightOffset),
+    maxNonceExpirationBlockHeightOffset: gp.maxNonceExpirationBlockHeightOffset,
   });
   const spend = outputs.reduce((sum, o) => sum + o.amountNanos, 0n) + (r.extraSpendNanos ?? 0n);
   const network = deps.config.network;

@@ -1,11 +1,15 @@
 /** Every API area's route table; the router mounts them all under /api/v0 and bare. */
 import type { AppDeps } from '../app.js';
 import type { Route } from '../http/route.js';
+import { adminChainRoutes } from './adminChain.js';
 import { accessGroupRoutes } from './accessGroups.js';
+import { adminFeedRoutes } from './adminFeed.js';
+import { adminUserRoutes } from './adminUsers.js';
 import { accessGroupReadRoutes } from './accessGroupReads.js';
 import { creatorCoinRoutes } from './creatorCoins.js';
 import { daoCoinRoutes } from './daoCoins.js';
 import { derivedKeyRoutes } from './derivedKeys.js';
+import { feedRoutes } from './feed.js';
 import { identityRoutes } from './identity.js';
 import { messageRoutes } from './messages.js';
 import { messageReadRoutes } from './messageReads.js';
@@ -40,5 +44,9 @@ export function allRoutes(deps: AppDeps): Route[][] {
     referralRoutes(deps),
     tutorialRoutes(deps),
     userRoutes(deps),
+    feedRoutes(deps),
+    adminUserRoutes(deps),
+    adminFeedRoutes(deps),
+    adminChainRoutes(deps),
   ];
 }

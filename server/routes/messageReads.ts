@@ -14,6 +14,7 @@ import { v } from '../http/schema.js';
 import { encodePublicKey } from '../keys/index.js';
 import { dmThreadPage, groupChatPage, newMessageEntryResponse, parseStartTimestamp, partyOwners, threadHeads } from '../social/messages.js';
 import { profileEntryMap } from '../social/profileEntry.js';
+import { cachedRoute } from '../social/readCache.js';
 import { decodeKeyField, keyNameProblem } from './accessGroups.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -76,7 +77,7 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
     threadsRoute('/get-user-group-chat-threads-ordered-by-timestamp', 'GetUserGroupChatThreadsOrderedByTimestamp', { dms: false, groupChats: true }, 'The latest message of each group chat of a user, newest first (spec §4.3)'),
     threadsRoute('/get-all-user-message-threads', 'GetAllUserMessageThreads', { dms: true, groupChats: true }, 'The latest message of every DM thread and group chat of a user, newest first (spec §4.3)'),
 
-    route({
+    cachedRoute(deps, route({
       method: 'POST',
       path: '/get-paginated-messages-for-dm-thread',
       summary: 'A page of one DM thread: messages older than the start point, newest first (spec §4.3)',
@@ -98,9 +99,9 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
           PublicKeyToProfileEntryResponse: await profileEntryMap(deps, state, [user.owner, party.owner]),
         });
       },
-    }),
+    })),
 
-    route({
+    cachedRoute(deps, route({
       method: 'POST',
       path: '/get-paginated-messages-for-group-chat-thread',
       summary: 'A page of one group chat (owner key + group name): messages older than the start point, newest first (spec §4.3)',
@@ -117,6 +118,6 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
           PublicKeyToProfileEntryResponse: await profileEntryMap(deps, state, partyOwners(messages)),
         });
       },
-    }),
+    })),
   ];
 }

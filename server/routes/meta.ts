@@ -35,7 +35,10 @@ export function metaRoutes(deps: AppDeps): Route[] {
       path: '/get-app-state',
       summary: 'Node parameters for frontends (spec §2.9)',
       body: getAppStateBody,
-      handle: async () => json(appState(deps.config, Number((await deps.chain.tip()).height))),
+      async handle() {
+        const [tip, params] = await Promise.all([deps.chain.tip(), deps.chain.globalParams()]);
+        return json(appState(deps.config, { blockHeight: Number(tip.height), createProfileFeeNanos: params.createProfileFeeNanos }));
+      },
     }),
   ];
 }

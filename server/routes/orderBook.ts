@@ -10,6 +10,7 @@
  */
 import type { AppDeps } from '../app.js';
 import type { IndexedStateReader } from '../chain/state/daoCoins.js';
+import { cachedRoute } from '../social/readCache.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
@@ -52,7 +53,7 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
   };
 
   return [
-    route({
+    cachedRoute(deps, route({
       method: 'POST',
       path: '/get-dao-coin-limit-orders',
       summary: 'All open limit orders between two coins, both directions (spec §4.5)',
@@ -75,8 +76,8 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
         ]);
         return json({ Orders: await pairOrders(state, pk1, pk2, network) });
       },
-    }),
-    route({
+    })),
+    cachedRoute(deps, route({
       method: 'POST',
       path: '/get-transactor-dao-coin-limit-orders',
       summary: 'All open limit orders a user created, optionally of one coin (spec §4.5)',
@@ -97,6 +98,6 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
         const filter = { ...(buying ? { buying } : {}), ...(selling ? { selling } : {}) };
         return json({ Orders: await transactorOrders(state, transactor, network, filter) });
       },
-    }),
+    })),
   ];
 }

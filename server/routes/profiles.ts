@@ -74,8 +74,9 @@ export function profileRoutes(deps: AppDeps): Route[] {
       body: updateProfileBody,
       async handle({ body }) {
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', DECODE_ERROR);
-        const createFee = BigInt(deps.config.createProfileFeeNanos);
         const pending = await deps.chain.pendingView();
+        // The fee in force on chain (global params; `--create-profile-fee-nanos` until updated).
+        const createFee = (await deps.chain.globalParams(pending)).createProfileFeeNanos;
 
         // Who may write a profile: one who has a named profile, or can pay the creation fee.
         const own = await getProfile(pending, updater);

@@ -133,6 +133,7 @@ export function referralRoutes(deps: AppDeps): Route[] {
     route({
       method: 'POST',
       path: '/get-referral-info-for-user',
+      auth: 'user-jwt',
       summary: 'The referral codes a user owns, with their counters and referred users (JWT of the user; spec §4.6)',
       body: getReferralInfoForUserBody,
       async handle({ body }) {

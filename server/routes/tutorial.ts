@@ -77,6 +77,7 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
     route({
       method: 'POST',
       path: '/start-or-skip-tutorial',
+      auth: 'user-jwt',
       summary: 'Starts or skips the tutorial for the user (JWT of the user; spec §3, §4.7)',
       body: startOrSkipTutorialBody,
       async handle({ body }) {
@@ -89,6 +90,7 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
     route({
       method: 'POST',
       path: '/update-tutorial-status',
+      auth: 'user-jwt',
       summary: 'Sets the user’s tutorial status to any state of spec §3 (JWT of the user)',
       body: updateTutorialStatusBody,
       async handle({ body }) {

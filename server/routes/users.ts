@@ -17,6 +17,7 @@ import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
 import { profileRecordResponse } from '../social/profileEntry.js';
 import {
   blockedKeysHex,
+  moderationFlags,
   getUserMetadata,
   mailerFor,
   newEmailVerification,
@@ -39,6 +40,8 @@ import {
 } from '../social/users.js';
 import { decodeKeyOr400 } from './profiles.js';
 import { requireUserJwt } from '../http/adminAuth.js';
+import { recordReferralSignup, type ReferralSignupRefusal } from '../social/referrals.js';
+import { cachedRoute } from '../social/readCache.js';
 
 const key = (maxLength = 200): ReturnType<typeof v.string> => v.string({ maxLength });
 
@@ -84,7 +87,18 @@ export const updateUserGlobalMetadataBody = v.object({
   JWT: v.optional(v.string({ maxLength: 4096 }), ''),
   Email: v.optional(v.string({ maxLength: 254 }), ''),
   MessageReadStateUpdatesByContact: v.optional(v.record(v.int(-(2 ** 53 - 1), 2 ** 53 - 1), 1000)),
+  /** The referral code the user signed up with (spec §4.6): counted once per user. */
+  ReferralHashBase58: v.optional(v.string({ maxLength: 64 }), ''),
 });
+
+/** Why a sign-up with a referral code was refused (social/referrals.ts recordReferralSignup). */
+const REFERRAL_REFUSALS: Readonly<Record<ReferralSignupRefusal, (hash: string) => string>> = {
+  UNKNOWN_REFERRAL_HASH: (h) => `referral code ${h} does not exist`,
+  REFERRAL_INACTIVE: (h) => `referral code ${h} is not active`,
+  MAX_REFERRALS_REACHED: (h) => `referral code ${h} has reached its MaxReferrals`,
+  ALREADY_REFERRED: () => 'this user already signed up with a referral code',
+  SELF_REFERRAL: () => 'a user cannot sign up with their own referral code',
+};
 
 export const deletePiiBody = v.object({
   PublicKeyBase58Check: v.optional(key(), ''),
@@ -199,7 +213,7 @@ export function userRoutes(deps: AppDeps): Route[] {
         }
       },
     }),
-    route({
+    cachedRoute(deps, route({
       method: 'POST',
       path: '/get-single-profile',
       summary: 'One profile by public key or username (404 unless NoErrorOnMissing)',
@@ -215,9 +229,10 @@ export function userRoutes(deps: AppDeps): Route[] {
           if (body.NoErrorOnMissing) return json({ Profile: null, IsBlacklisted: false, IsGraylisted: false });
           throw notFound(`GetSingleProfile: could not find profile for username or public key: ${body.Username}, ${body.PublicKeyBase58Check}`);
         }
-        return json({ Profile: await profileRecordResponse(deps, state, profile), IsBlacklisted: false, IsGraylisted: false });
+        const [entry, flags] = await Promise.all([profileRecordResponse(deps, state, profile), moderationFlags(deps.store, profile.publicKey)]);
+        return json({ Profile: entry, IsBlacklisted: flags.isBlacklisted, IsGraylisted: flags.isGraylisted });
       },
-    }),
+    })),
     route({
       method: 'GET',
       path: '/get-single-profile-picture/:PublicKeyBase58Check',
@@ -259,6 +274,7 @@ export function userRoutes(deps: AppDeps): Route[] {
     route({
       method: 'POST',
       path: '/get-user-global-metadata',
+      auth: 'user-jwt',
       summary: "The user's email and phone number (JWT of that user)",
       body: userGlobalMetadataBody,
       async handle({ body }) {
@@ -273,16 +289,22 @@ export function userRoutes(deps: AppDeps): Route[] {
     route({
       method: 'POST',
       path: '/update-user-global-metadata',
-      summary: 'Set the email (sends a verification mail) and message read state (JWT of that user)',
+      auth: 'user-jwt',
+      summary: 'Set the email (sends a verification mail), message read state and the referral code signed up with (JWT of that user)',
       body: updateUserGlobalMetadataBody,
       async handle({ body }) {
         const P = 'UpdateUserGlobalMetadataRequest';
         if (body.UserPublicKeyBase58Check === '') throw badRequest(`${P}: Must provide a valid public key.`);
         const readState = body.MessageReadStateUpdatesByContact;
-        if (body.Email === '' && readState === undefined) throw badRequest(`${P}: Must provide something to update.`);
+        if (body.Email === '' && readState === undefined && body.ReferralHashBase58 === '') throw badRequest(`${P}: Must provide something to update.`);
         await verifyJwt(deps, body.UserPublicKeyBase58Check, body.JWT, 'UserPublicKeyBase58Check', `${P}: Invalid token: `);
         const pk = decodePublicKey(body.UserPublicKeyBase58Check, network, 'UserPublicKeyBase58Check');
         if (body.Email !== '' && !EMAIL.test(body.Email)) throw badRequest(`${P}: Email is not a valid email address`);
+        if (body.ReferralHashBase58 !== '') {
+          // First, so a refused code leaves the rest of the request undone.
+          const signup = await recordReferralSignup(deps.store, body.ReferralHashBase58, pk);
+          if (!signup.ok) throw badRequest(`${P}: ${REFERRAL_REFUSALS[signup.reason](body.ReferralHashBase58)}`);
+        }
 
         const verification = body.Email === '' ? null : newEmailVerification(body.Email, Date.now());
         let emailChanged = false;
@@ -306,6 +328,7 @@ export function userRoutes(deps: AppDeps): Route[] {
     route({
       method: 'POST',
       path: '/delete-pii',
+      auth: 'user-jwt',
       summary: "Remove the user's email and phone number from this node (JWT of that user)",
       body: deletePiiBody,
       async handle({ body }) {
@@ -319,6 +342,7 @@ export function userRoutes(deps: AppDeps): Route[] {
     route({
       method: 'POST',
       path: '/block-public-key',
+      auth: 'user-jwt',
       summary: 'Block or unblock a user on this node (JWT of the blocker); answers the full blocked set',
       body: blockPublicKeyBody,
       async handle({ body }) {

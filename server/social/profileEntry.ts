@@ -22,7 +22,19 @@ import { getProfile, type ProfileRecord } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
-import type { Store } from '../store/types.js';
+import type { Store, WriteOp } from '../store/types.js';
+
+/** What profile shaping needs of the node: its network and the store of node-local flags. */
+export type ProfileDeps = Pick<AppDeps, 'config' | 'store'>;
+
+/**
+ * Counter of changes to the node-local flags below. Every writer of a flag key increments it
+ * in the same commit (`PROFILE_FLAGS_CHANGED`): responses that embed a ProfileEntryResponse
+ * are cached per chain position and this counter (social/readVersion.ts), so a flag written
+ * without it would stay hidden behind cached answers.
+ */
+export const PROFILE_FLAGS_VERSION = 'node:flags:version';
+export const PROFILE_FLAGS_CHANGED: WriteOp = { op: 'incr', key: PROFILE_FLAGS_VERSION, by: 1 };
 
 /** Node-local keys this module reads (written by other areas). */
 export const profileFlagKeys = {
@@ -128,7 +140,7 @@ export async function tutorialFlags(store: Store, pk33: Uint8Array): Promise<{ w
 }
 
 /** The response for a profile record already read from `state`. */
-export async function profileRecordResponse(deps: AppDeps, state: StateIndexReader, p: ProfileRecord): Promise<Record<string, unknown>> {
+export async function profileRecordResponse(deps: ProfileDeps, state: StateIndexReader, p: ProfileRecord): Promise<Record<string, unknown>> {
   const network = deps.config.network;
   const cc = p.creatorCoin;
   const dao = await getDAOCoinEntry(state, p.publicKey);
@@ -174,14 +186,14 @@ export async function profileRecordResponse(deps: AppDeps, state: StateIndexRead
 }
 
 /** The ProfileEntryResponse of `pk33` read from `state`; null when the key has no profile. */
-export async function profileEntryResponse(deps: AppDeps, state: StateIndexReader, pk33: Uint8Array): Promise<Record<string, unknown> | null> {
+export async function profileEntryResponse(deps: ProfileDeps, state: StateIndexReader, pk33: Uint8Array): Promise<Record<string, unknown> | null> {
   const p = await getProfile(state, pk33);
   return p === undefined ? null : profileRecordResponse(deps, state, p);
 }
 
 /** Responses for many keys, keyed by Base58Check (null for a key without a profile). */
 export async function profileEntryMap(
-  deps: AppDeps,
+  deps: ProfileDeps,
   state: StateIndexReader,
   pks: Uint8Array[],
 ): Promise<Record<string, Record<string, unknown> | null>> {

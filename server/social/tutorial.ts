@@ -21,7 +21,7 @@ import type { StateIndexReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import type { Store } from '../store/types.js';
-import { profileRecordResponse } from './profileEntry.js';
+import { PROFILE_FLAGS_CHANGED, profileRecordResponse } from './profileEntry.js';
 
 /** The states of spec §3, which are also the only values `update-tutorial-status` accepts. */
 export const TUTORIAL_STATUSES = [
@@ -155,14 +155,15 @@ async function inList(store: Store, list: FeaturedList, hex: string): Promise<bo
 export async function setFeaturedCreator(store: Store, pk33: Uint8Array, list: FeaturedList, removal: boolean): Promise<void> {
   const hex = toHex(pk33);
   if (removal) {
-    await store.indexRemove(listKey(list), [hex]);
+    await store.commit([{ op: 'indexRemove', key: listKey(list), members: [hex] }, PROFILE_FLAGS_CHANGED]);
     return;
   }
   const [wellKnown, upAndComing] = await Promise.all([inList(store, 'wellKnown', hex), inList(store, 'upAndComing', hex)]);
   if (wellKnown || upAndComing) {
     throw badRequest(`AdminUpdateTutorialCreator: cannot add creator, user already exists in ${wellKnown ? 'well known' : 'up and coming'} index`);
   }
-  await store.indexAdd(listKey(list), [hex]);
+  // The flags show in every ProfileEntryResponse: tell cached responses (PROFILE_FLAGS_VERSION).
+  await store.commit([{ op: 'indexAdd', key: listKey(list), members: [hex] }, PROFILE_FLAGS_CHANGED]);
 }
 
 /** Every member of a list, as 33-byte keys. */

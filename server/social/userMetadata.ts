@@ -1,20 +1,41 @@
 /**
  * Node-local user metadata (the reference's global-state UserMetadata, node-api.md §9): email
- * and phone (PII, never on chain), message read state and blocked public keys (tutorial
- * progress is social/tutorial.ts's record). One record per public key under `social:user:<pk hex>`; blocks live in an index per
- * blocker (`social:blocks:<blocker hex>`, members = blocked pk hex) so "did A block B" is one
- * range read. Records are written compare-and-set, so concurrent updates from any process
- * never lose each other's fields.
+ * and phone (PII, never on chain), message read state, blocked public keys and the admin
+ * moderation flags (tutorial progress is social/tutorial.ts's record). One record per public
+ * key under `social:user:<pk hex>`; blocks live in an index per blocker
+ * (`social:blocks:<blocker hex>`, members = blocked pk hex) so "did A block B" is one range
+ * read. Records are written compare-and-set, so concurrent updates from any process never lose
+ * each other's fields.
+ *
+ * Moderation (admin/update-user-global-metadata): `removeEverywhere` is the reference's
+ * blacklist, `removeFromLeaderboard` its graylist, `whitelistPosts` its global-feed whitelist.
+ * The record is the source of truth; every record write also keeps the indexes
+ * `social:blacklist` / `social:graylist` (members: pk hex) in step, in the same commit, so the
+ * lists can be read without a scan. Each flag change is logged per user, newest first, in
+ * `social:filterlog:<list>:<pk hex>` (the reference's filter audit logs, which it keys by
+ * username; a key survives renames and users without profiles).
+ *
+ * `social:users` indexes every public key (hex) that has a record or blocks, for the admin
+ * listing (admin/get-all-user-global-metadata).
  * @module
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { toHex } from '../hex.js';
-import type { Store } from '../store/types.js';
+import type { Store, WriteOp } from '../store/types.js';
+import { PROFILE_FLAGS_CHANGED } from './profileEntry.js';
 
 export const userMetadataKeys = {
   record: (pk33: Uint8Array): string => `social:user:${toHex(pk33)}`,
   /** Index of the public keys (hex) `blocker` blocked. */
   blocks: (blocker33: Uint8Array): string => `social:blocks:${toHex(blocker33)}`,
+  /** Index of every public key (hex) with a record or blocks. */
+  users: 'social:users',
+  /** Index of the public keys (hex) whose record has `removeEverywhere`. */
+  blacklist: 'social:blacklist',
+  /** Index of the public keys (hex) whose record has `removeFromLeaderboard`. */
+  graylist: 'social:graylist',
+  /** FilterAuditEntry[] of one user and list, newest first. */
+  filterLog: (list: FilterList, pk33: Uint8Array): string => `social:filterlog:${list}:${toHex(pk33)}`,
 };
 
 export interface EmailVerification {
@@ -34,6 +55,12 @@ export interface UserMetadataRecord {
   /** Contact public key (Base58Check, as the client sent it) → messages read (client-defined). */
   messageReadStateByContact: Record<string, number>;
   emailVerification: EmailVerification | null;
+  /** Blacklisted: the user's content is shown nowhere on this node (reference RemoveEverywhere). */
+  removeEverywhere: boolean;
+  /** Graylisted: left off leaderboards (reference RemoveFromLeaderboard). */
+  removeFromLeaderboard: boolean;
+  /** Whitelisted for the global feed (reference WhitelistPosts). */
+  whitelistPosts: boolean;
 }
 
 export function emptyUserMetadata(): UserMetadataRecord {
@@ -44,6 +71,9 @@ export function emptyUserMetadata(): UserMetadataRecord {
     phoneNumberCountryCode: '',
     messageReadStateByContact: {},
     emailVerification: null,
+    removeEverywhere: false,
+    removeFromLeaderboard: false,
+    whitelistPosts: false,
   };
 }
 
@@ -62,12 +92,92 @@ const MAX_CAS_ATTEMPTS = 20;
  */
 export async function updateUserMetadata(store: Store, pk33: Uint8Array, change: (m: UserMetadataRecord) => UserMetadataRecord): Promise<UserMetadataRecord> {
   const key = userMetadataKeys.record(pk33);
+  const hex = toHex(pk33);
   for (let i = 0; i < MAX_CAS_ATTEMPTS; i++) {
     const stored = await store.get<Partial<UserMetadataRecord>>(key);
     const next = change({ ...emptyUserMetadata(), ...(stored ?? {}) });
-    if (await store.commit([{ op: 'set', key, value: next }], [{ key, equals: stored }])) return next;
+    const ops: WriteOp[] = [
+      { op: 'set', key, value: next },
+      { op: 'indexAdd', key: userMetadataKeys.users, members: [hex] },
+      // The list indexes follow the record in the same commit.
+      { op: next.removeEverywhere ? 'indexAdd' : 'indexRemove', key: userMetadataKeys.blacklist, members: [hex] },
+      { op: next.removeFromLeaderboard ? 'indexAdd' : 'indexRemove', key: userMetadataKeys.graylist, members: [hex] },
+    ];
+    // IsBlacklisted / IsGraylisted show in cached profile answers (social/readCache.ts).
+    if (Boolean(stored?.removeEverywhere) !== next.removeEverywhere || Boolean(stored?.removeFromLeaderboard) !== next.removeFromLeaderboard) ops.push(PROFILE_FLAGS_CHANGED);
+    if (await store.commit(ops, [{ key, equals: stored }])) return next;
   }
   throw new Error(`user metadata of ${toHex(pk33)} is changing too often to update`);
+}
+
+/** The first `limit` public keys (hex, ascending) with metadata on this node. */
+export async function usersWithMetadata(store: Store, limit: number): Promise<string[]> {
+  return store.indexRange(userMetadataKeys.users, { limit });
+}
+
+// --- moderation ------------------------------------------------------------------------------
+
+export interface ModerationFlags {
+  /** Reference IsBlacklisted (RemoveEverywhere). */
+  isBlacklisted: boolean;
+  /** Reference IsGraylisted (RemoveFromLeaderboard). */
+  isGraylisted: boolean;
+}
+
+/**
+ * The blacklist/graylist state of a public key, as get-single-profile and get-users-stateless
+ * answer it (`IsBlacklisted`, `IsGraylisted`).
+ */
+export async function moderationFlags(store: Store, pk33: Uint8Array): Promise<ModerationFlags> {
+  const m = await getUserMetadata(store, pk33);
+  return { isBlacklisted: m.removeEverywhere, isGraylisted: m.removeFromLeaderboard };
+}
+
+/** Every blacklisted public key (hex, ascending). */
+export async function blacklistedKeysHex(store: Store): Promise<Set<string>> {
+  return new Set(await store.indexRange(userMetadataKeys.blacklist));
+}
+
+export type FilterList = 'whitelist' | 'graylist' | 'blacklist';
+
+/** One change of a user's list membership (reference FilterAuditLog). */
+export interface FilterAuditEntry {
+  timestampNanos: bigint;
+  filter: FilterList;
+  /** The admin who made the change (Base58Check, or the dev-open-admin marker). */
+  updater: string;
+  /** The admin's username at the time, "" without a profile. */
+  updaterUsername: string;
+  updatedPublicKey: Uint8Array;
+  /** The user's username at the time, "" without a profile. */
+  updatedUsername: string;
+  /** True when the user was taken off the list. */
+  isRemoval: boolean;
+}
+
+/** Entries kept per user and list; older ones drop off (the node-wide admin audit log keeps every request). */
+export const MAX_FILTER_LOG_ENTRIES = 1000;
+
+/**
+ * Puts `entry` first in the array at `key`, keeping at most `max` entries, compare-and-set so
+ * concurrent writers from any process are retried, never lost.
+ */
+export async function prependLogEntry<T>(store: Store, key: string, entry: T, max: number): Promise<void> {
+  for (let i = 0; i < MAX_CAS_ATTEMPTS; i++) {
+    const stored = await store.get<T[]>(key);
+    const next = [entry, ...(stored ?? [])].slice(0, max);
+    if (await store.commit([{ op: 'set', key, value: next }], [{ key, equals: stored }])) return;
+  }
+  throw new Error(`log ${key} is changing too often to update`);
+}
+
+export async function appendFilterAuditLog(store: Store, entry: FilterAuditEntry): Promise<void> {
+  await prependLogEntry(store, userMetadataKeys.filterLog(entry.filter, entry.updatedPublicKey), entry, MAX_FILTER_LOG_ENTRIES);
+}
+
+/** A user's changes on one list, newest first. */
+export async function filterAuditLogs(store: Store, pk33: Uint8Array, list: FilterList): Promise<FilterAuditEntry[]> {
+  return (await store.get<FilterAuditEntry[]>(userMetadataKeys.filterLog(list, pk33))) ?? [];
 }
 
 // --- blocks -----------------------------------------------------------------------------------
@@ -79,8 +189,10 @@ async function indexHas(store: Store, key: string, member: string): Promise<bool
 /** Blocks (or, with `unblock`, unblocks) `blocked` for `blocker`. Idempotent. */
 export async function setBlocked(store: Store, blocker33: Uint8Array, blocked33: Uint8Array, unblock: boolean): Promise<void> {
   const key = userMetadataKeys.blocks(blocker33);
-  if (unblock) await store.indexRemove(key, [toHex(blocked33)]);
-  else await store.indexAdd(key, [toHex(blocked33)]);
+  await store.commit([
+    { op: unblock ? 'indexRemove' : 'indexAdd', key, members: [toHex(blocked33)] },
+    { op: 'indexAdd', key: userMetadataKeys.users, members: [toHex(blocker33)] },
+  ]);
 }
 
 /** Whether `blocker` has blocked `other` on this node. */

@@ -26,7 +26,7 @@ import { postEntryResponse } from '../routes/posts.js';
 import { extraDataMap, profileRecordResponse } from './profileEntry.js';
 import { transactionSpendingLimitResponse } from './spendingLimitResponse.js';
 import { getTutorialState } from './tutorial.js';
-import { blockedKeysHex, getUserMetadata } from './userMetadata.js';
+import { blockedKeysHex, getUserMetadata, moderationFlags } from './userMetadata.js';
 
 const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 const b58 = (pk: Uint8Array, network: Network): string => encodePublicKey(pk, network);
@@ -66,7 +66,7 @@ export async function canCreateProfile(deps: AppDeps, state: StateIndexReader, p
   const profile = await getProfile(state, pk33);
   if (profile !== undefined && profile.username !== '') return true;
   if (phoneNumber !== '') return true;
-  return (await getBalance(state, pk33)) >= BigInt(deps.config.createProfileFeeNanos);
+  return (await getBalance(state, pk33)) >= (await deps.chain.globalParams(state)).createProfileFeeNanos;
 }
 
 // --- balance entries --------------------------------------------------------------------------
@@ -195,6 +195,9 @@ async function fillUser(deps: AppDeps, state: StateIndexReader, user: Record<str
     user['CanCreateProfile'] = await canCreateProfile(deps, state, pk33, meta.phoneNumber);
     user['BlockedPubKeys'] = keySetJson(await blockedKeysHex(deps.store, pk33), network);
   }
+  const flags = await moderationFlags(deps.store, pk33);
+  user['IsBlacklisted'] = flags.isBlacklisted;
+  user['IsGraylisted'] = flags.isGraylisted;
   const b = b58(pk33, network);
   user['IsSuperAdmin'] = deps.config.superAdminPublicKeys.includes(b);
   user['IsAdmin'] = user['IsSuperAdmin'] === true || deps.config.adminPublicKeys.includes(b);

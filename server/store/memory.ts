@@ -10,6 +10,8 @@ import {
   type IndexRange,
   type SetOptions,
   type Store,
+  type TakeTokensOptions,
+  type TokenTake,
   type Unsubscribe,
   type WriteOp,
 } from './types.js';
@@ -26,6 +28,7 @@ import {
   warnSubscriberError,
   type PreparedOp,
 } from './shared.js';
+import { prepareTake, takeFromBucket, type BucketState } from './tokenBucket.js';
 
 export interface MemoryStoreOptions {
   /** How often expired values are swept (reads also expire lazily). @default 30000 */
@@ -47,6 +50,11 @@ interface StoredValue {
 
 interface Subscription {
   onMessage: (message: unknown) => void;
+}
+
+interface StoredBucket extends BucketState {
+  /** Epoch ms (real clock) after which the bucket would be full again and is dropped. */
+  expiresAt: number;
 }
 
 /**
@@ -92,6 +100,8 @@ export class MemoryStore implements Store {
   private readonly counters = new Map<string, number>();
   /** Each index is kept sorted by compareUtf8, without duplicates. */
   private readonly indexes = new Map<string, string[]>();
+  /** Token buckets (takeTokens), a kind of their own; every one expires. */
+  private readonly buckets = new Map<string, StoredBucket>();
   private readonly channels = new Map<string, Set<Subscription>>();
   private readonly onError: (err: unknown) => void;
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -205,6 +215,19 @@ export class MemoryStore implements Store {
     return out;
   }
 
+  async takeTokens(key: string, opts: TakeTokensOptions): Promise<TokenTake> {
+    this.assertOpen();
+    assertName(key, 'key');
+    const p = prepareTake(opts);
+    const realNow = Date.now();
+    let stored: StoredBucket | undefined = this.buckets.get(key);
+    if (stored !== undefined && stored.expiresAt <= realNow) stored = undefined;
+    // Synchronous from here: no other take can interleave, as in the Redis script.
+    const { state, take, ttlMs } = takeFromBucket(stored, p, p.nowMs ?? realNow);
+    this.buckets.set(key, { ...state, expiresAt: realNow + ttlMs });
+    return take;
+  }
+
   async publish(channel: string, message: unknown): Promise<void> {
     this.assertOpen();
     assertName(channel, 'channel');
@@ -256,6 +279,7 @@ export class MemoryStore implements Store {
     this.expiring.clear();
     this.counters.clear();
     this.indexes.clear();
+    this.buckets.clear();
     this.channels.clear();
   }
 
@@ -276,6 +300,8 @@ export class MemoryStore implements Store {
 
   private sweep(): void {
     for (const key of this.expiring) this.liveValue(key);
+    const now = Date.now();
+    for (const [key, bucket] of this.buckets) if (bucket.expiresAt <= now) this.buckets.delete(key);
   }
 
   private apply(op: PreparedOp): void {

@@ -7,6 +7,7 @@
  *   <prefix>v:<key>  value   - msgpack bytes (codec.ts), optional PX expiry
  *   <prefix>c:<key>  counter - Redis integer string, INCRBY
  *   <prefix>x:<key>  index   - sorted set, every score 0, read BYLEX
+ *   <prefix>b:<key>  bucket  - token bucket hash {t: tokens, a: epoch ms}, PX until full again
  * Pub/sub channels are `<prefix><channel>` carrying msgpack bytes.
  */
 import { readFileSync } from 'node:fs';
@@ -19,6 +20,8 @@ import {
   type IndexRange,
   type SetOptions,
   type Store,
+  type TakeTokensOptions,
+  type TokenTake,
   type Unsubscribe,
   type WriteOp,
 } from './types.js';
@@ -34,6 +37,7 @@ import {
   prepareRange,
   warnSubscriberError,
 } from './shared.js';
+import { prepareTake } from './tokenBucket.js';
 
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port[/db]` or `rediss://...` for TLS. */
@@ -67,8 +71,10 @@ const SCAN_BATCH = 1000;
 const VALUE = 'v:';
 const COUNTER = 'c:';
 const INDEX = 'x:';
+const BUCKET = 'b:';
 
 const COMMIT_LUA = readFileSync(new URL('./scripts/commit.lua', import.meta.url), 'utf8');
+const TAKE_TOKENS_LUA = readFileSync(new URL('./scripts/takeTokens.lua', import.meta.url), 'utf8');
 
 /**
  * The client with the commit script registered by `defineCommand` (numkeys passed first).
@@ -76,6 +82,8 @@ const COMMIT_LUA = readFileSync(new URL('./scripts/commit.lua', import.meta.url)
  */
 type CommitClient = Redis & {
   storeCommit(numKeys: number, keys: string[], args: (string | Buffer | number)[]): Promise<number>;
+  /** scripts/takeTokens.lua: one key, then capacity, refillPerSec, cost, nowMs. */
+  storeTakeTokens(key: string, capacity: string, refillPerSec: string, cost: string, nowMs: string): Promise<[number, string, number]>;
 };
 
 interface Subscription {
@@ -151,6 +159,9 @@ export class RedisStore implements Store {
       // A command in flight when the connection dropped may already have run (INCRBY, commit);
       // resending it could apply it twice, so it times out as "unavailable" instead.
       autoResendUnfulfilledCommands: false,
+      // Commands issued in the same tick (a read route's Promise.all) go out in one socket
+      // write: a write per command was the largest cost of the read routes (bench:http).
+      enableAutoPipelining: true,
       keyPrefix,
       connectTimeout: connectTimeoutMs,
       commandTimeout: commandTimeoutMs,
@@ -158,6 +169,7 @@ export class RedisStore implements Store {
     };
     const client = new Redis(opts.url, clientOptions) as CommitClient;
     client.defineCommand('storeCommit', { lua: COMMIT_LUA });
+    client.defineCommand('storeTakeTokens', { lua: TAKE_TOKENS_LUA, numberOfKeys: 1 });
     const store = new RedisStore(
       client,
       keyPrefix,
@@ -336,6 +348,17 @@ export class RedisStore implements Store {
       }
     } while (cursor !== '0');
     return [...found];
+  }
+
+  async takeTokens(key: string, opts: TakeTokensOptions): Promise<TokenTake> {
+    this.assertOpen();
+    assertName(key, 'key');
+    const p = prepareTake(opts);
+    // Numbers as shortest round-trip decimal strings: Lua's tonumber reads back the same double.
+    const [allowed, tokens, retryAfterMs] = await this.run('takeTokens', () =>
+      this.client.storeTakeTokens(BUCKET + key, String(p.capacity), String(p.refillPerSec), String(p.cost), p.nowMs === undefined ? '' : String(p.nowMs)),
+    );
+    return { allowed: allowed === 1, remaining: Math.floor(Number(tokens)), retryAfterMs };
   }
 
   async publish(channel: string, message: unknown): Promise<void> {

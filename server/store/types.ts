@@ -50,6 +50,32 @@ export interface IndexRange {
 
 export type Unsubscribe = () => Promise<void>;
 
+/** One take from a token bucket (`Store.takeTokens`). */
+export interface TakeTokensOptions {
+  /** Tokens a full bucket holds (the burst); a positive finite number. */
+  capacity: number;
+  /** Tokens added back per second, up to `capacity`; a positive finite number. */
+  refillPerSec: number;
+  /** Tokens this take needs; from 0 up to `capacity`. @default 1 */
+  cost?: number;
+  /**
+   * The current time in epoch milliseconds (an integer); tests inject a clock here.
+   * @default the store's clock: Date.now() in memory, the Redis server's TIME in Redis, so
+   * processes on machines with skewed clocks still agree
+   */
+  nowMs?: number;
+}
+
+/** What a take answered. */
+export interface TokenTake {
+  /** Whether the tokens were taken. A refused take takes nothing. */
+  allowed: boolean;
+  /** Whole tokens left in the bucket after this take. */
+  remaining: number;
+  /** 0 when allowed; else milliseconds until `cost` tokens will be there (at least 1). */
+  retryAfterMs: number;
+}
+
 export interface Store {
   readonly kind: 'memory' | 'redis';
 
@@ -78,6 +104,15 @@ export interface Store {
 
   /** Value keys starting with `prefix`, in no particular order, at most `limit`. */
   keys(prefix: string, limit?: number): Promise<string[]>;
+
+  /**
+   * Token bucket rate limiting, atomic across every process sharing the store: refills the
+   * bucket at `key` for the time since its last take (a new bucket starts full), then takes
+   * `cost` tokens if that many are there. Buckets are their own kind of key: `get`, `delete`,
+   * `keys` and commits never see them, and a bucket expires by itself once it would be full
+   * again (an absent bucket is a full one), so idle callers cost no memory.
+   */
+  takeTokens(key: string, opts: TakeTokensOptions): Promise<TokenTake>;
 
   /** Fan-out to every process subscribed to `channel` (including this one). */
   publish(channel: string, message: unknown): Promise<void>;

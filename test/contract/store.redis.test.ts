@@ -120,13 +120,43 @@ describe('RedisStore', () => {
       }
     });
 
-    it('re-loads the commit script after SCRIPT FLUSH', async () => {
+    it('keeps a token bucket at <prefix>b:<key>, expiring when it would be full again', async () => {
+      const store = await RedisStore.connect({ url: url(), keyPrefix: 'bucket:' });
+      try {
+        await store.takeTokens('ip:1', { capacity: 10, refillPerSec: 2, cost: 4 });
+        assert.equal(await raw!.type('bucket:b:ip:1'), 'hash');
+        const ttl = await raw!.pttl('bucket:b:ip:1');
+        // 4 tokens missing at 2 per second: gone within 2 s.
+        assert.ok(ttl > 0 && ttl <= 2000, `PTTL ${ttl}`);
+        assert.equal(await store.get('ip:1'), undefined);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('stores sharing a prefix (the processes of one node) share each bucket', async () => {
+      const a = await RedisStore.connect({ url: url(), keyPrefix: 'sharedbucket:' });
+      const b = await RedisStore.connect({ url: url(), keyPrefix: 'sharedbucket:' });
+      const other = await RedisStore.connect({ url: url(), keyPrefix: 'otherbucket:' });
+      try {
+        const opts = { capacity: 4, refillPerSec: 0.001 };
+        const takes = await Promise.all([a, b, a, b, a, b].map((s) => s.takeTokens('k', opts)));
+        assert.equal(takes.filter((t) => t.allowed).length, 4);
+        assert.equal((await other.takeTokens('k', opts)).allowed, true, 'another prefix has its own bucket');
+      } finally {
+        await Promise.all([a.close(), b.close(), other.close()]);
+      }
+    });
+
+    it('re-loads the commit and token scripts after SCRIPT FLUSH', async () => {
       const store = await RedisStore.connect({ url: url(), keyPrefix: 'flush:' });
       try {
         assert.equal(await store.commit([{ op: 'set', key: 'a', value: 1 }]), true);
+        assert.equal((await store.takeTokens('t', { capacity: 2, refillPerSec: 1 })).allowed, true);
         await raw!.script('FLUSH');
         assert.equal(await store.commit([{ op: 'set', key: 'a', value: 2 }], [{ key: 'a', equals: 1 }]), true);
         assert.equal(await store.get('a'), 2);
+        assert.deepEqual(await store.takeTokens('t', { capacity: 2, refillPerSec: 0.001 }), { allowed: true, remaining: 0, retryAfterMs: 0 });
       } finally {
         await store.close();
       }

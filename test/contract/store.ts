@@ -602,6 +602,114 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
       }));
     });
 
+    describe('token buckets', () => {
+      it('a new bucket starts full; each take answers the whole tokens left; an empty one refuses with retryAfterMs', withStore(async (store) => {
+        const opts = { capacity: 3, refillPerSec: 2, nowMs: 1_000_000 };
+        assert.deepEqual(await store.takeTokens('b', opts), { allowed: true, remaining: 2, retryAfterMs: 0 });
+        assert.deepEqual(await store.takeTokens('b', opts), { allowed: true, remaining: 1, retryAfterMs: 0 });
+        assert.deepEqual(await store.takeTokens('b', opts), { allowed: true, remaining: 0, retryAfterMs: 0 });
+        // One token comes back every 500 ms.
+        assert.deepEqual(await store.takeTokens('b', opts), { allowed: false, remaining: 0, retryAfterMs: 500 });
+      }));
+
+      it('refills at refillPerSec up to capacity', withStore(async (store) => {
+        const at = (nowMs: number) => ({ capacity: 3, refillPerSec: 2, nowMs });
+        for (let i = 0; i < 3; i++) assert.equal((await store.takeTokens('b', at(0))).allowed, true, `take ${i}`);
+        assert.deepEqual(await store.takeTokens('b', at(250)), { allowed: false, remaining: 0, retryAfterMs: 250 });
+        assert.deepEqual(await store.takeTokens('b', at(500)), { allowed: true, remaining: 0, retryAfterMs: 0 });
+        assert.deepEqual(await store.takeTokens('b', at(500)), { allowed: false, remaining: 0, retryAfterMs: 500 });
+        // Long idle: full again, never more than capacity.
+        assert.deepEqual(await store.takeTokens('b', at(60_000)), { allowed: true, remaining: 2, retryAfterMs: 0 });
+      }));
+
+      it('takes `cost` tokens at once; a refused take takes nothing; cost 0 only reads', withStore(async (store) => {
+        const at = (nowMs: number, cost: number) => ({ capacity: 8, refillPerSec: 4, cost, nowMs });
+        assert.deepEqual(await store.takeTokens('b', at(0, 4)), { allowed: true, remaining: 4, retryAfterMs: 0 });
+        assert.deepEqual(await store.takeTokens('b', at(0, 4)), { allowed: true, remaining: 0, retryAfterMs: 0 });
+        // 1 token after 250 ms; 3 more need 750 ms.
+        assert.deepEqual(await store.takeTokens('b', at(250, 4)), { allowed: false, remaining: 1, retryAfterMs: 750 });
+        assert.deepEqual(await store.takeTokens('b', at(250, 0)), { allowed: true, remaining: 1, retryAfterMs: 0 });
+        assert.deepEqual(await store.takeTokens('b', at(1000, 4)), { allowed: true, remaining: 0, retryAfterMs: 0 });
+      }));
+
+      it('keeps fractional tokens between takes', withStore(async (store) => {
+        const at = (nowMs: number) => ({ capacity: 1, refillPerSec: 4, nowMs });
+        assert.equal((await store.takeTokens('b', at(0))).allowed, true, 'first take');
+        // 0.5 token after 125 ms: refused, but the half is kept...
+        assert.deepEqual(await store.takeTokens('b', at(125)), { allowed: false, remaining: 0, retryAfterMs: 125 });
+        // ...so 125 ms later the bucket holds exactly one.
+        assert.deepEqual(await store.takeTokens('b', at(250)), { allowed: true, remaining: 0, retryAfterMs: 0 });
+      }));
+
+      it('a clock that went back adds nothing', withStore(async (store) => {
+        const at = (nowMs: number) => ({ capacity: 1, refillPerSec: 1, nowMs });
+        assert.equal((await store.takeTokens('b', at(10_000))).allowed, true, 'first take');
+        assert.deepEqual(await store.takeTokens('b', at(5_000)), { allowed: false, remaining: 0, retryAfterMs: 1000 });
+        // Refill still counts from 10 000.
+        assert.deepEqual(await store.takeTokens('b', at(10_500)), { allowed: false, remaining: 0, retryAfterMs: 500 });
+        assert.deepEqual(await store.takeTokens('b', at(11_000)), { allowed: true, remaining: 0, retryAfterMs: 0 });
+      }));
+
+      it('a lowered capacity applies to an existing bucket at once', withStore(async (store) => {
+        assert.equal((await store.takeTokens('b', { capacity: 100, refillPerSec: 1, nowMs: 0 })).remaining, 99);
+        assert.deepEqual(await store.takeTokens('b', { capacity: 2, refillPerSec: 1, nowMs: 0 }), { allowed: true, remaining: 1, retryAfterMs: 0 });
+      }));
+
+      it('uses the store clock without nowMs', withStore(async (store) => {
+        const opts = { capacity: 2, refillPerSec: 1 };
+        assert.equal((await store.takeTokens('b', opts)).allowed, true, 'first take');
+        assert.equal((await store.takeTokens('b', opts)).allowed, true, 'second take');
+        const refused = await store.takeTokens('b', opts);
+        assert.equal(refused.allowed, false, 'third take within a second is refused');
+        assert.ok(Number.isInteger(refused.retryAfterMs) && refused.retryAfterMs >= 1 && refused.retryAfterMs <= 1000, `retryAfterMs ${refused.retryAfterMs}`);
+      }));
+
+      it('keys have separate buckets, apart from values, counters and indexes', withStore(async (store) => {
+        const opts = { capacity: 1, refillPerSec: 1, nowMs: 0 };
+        await store.set('k', 'value');
+        await store.incr('k');
+        assert.equal((await store.takeTokens('k', opts)).allowed, true, 'k: first take');
+        assert.equal((await store.takeTokens('k', opts)).allowed, false, 'k: second take');
+        assert.equal((await store.takeTokens('other', opts)).allowed, true, 'other key: own bucket');
+        assert.equal(await store.get('k'), 'value');
+        assert.equal(await store.getCounter('k'), 1);
+        assert.deepEqual((await store.keys('')).sort(), ['k']);
+        // delete removes the value and counter; buckets are untouched and expire by themselves.
+        assert.equal(await store.delete('k'), true);
+        assert.equal(await store.delete('other'), false);
+        assert.equal((await store.takeTokens('k', opts)).allowed, false, 'k: bucket survives delete');
+      }));
+
+      it('is atomic: concurrent takes never hand out more than the bucket holds', withStore(async (store) => {
+        const opts = { capacity: 20, refillPerSec: 1, nowMs: 0 };
+        const takes = await Promise.all(Array.from({ length: 50 }, () => store.takeTokens('b', opts)));
+        assert.equal(takes.filter((t) => t.allowed).length, 20);
+        assert.deepEqual([...new Set(takes.filter((t) => t.allowed).map((t) => t.remaining))].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i));
+      }));
+
+      it('rejects invalid options without touching the bucket', withStore(async (store) => {
+        const ok = { capacity: 2, refillPerSec: 1, nowMs: 0 };
+        const bad: unknown[] = [
+          { ...ok, capacity: 0 },
+          { ...ok, capacity: -1 },
+          { ...ok, capacity: Number.NaN },
+          { ...ok, capacity: Infinity },
+          { ...ok, refillPerSec: 0 },
+          { ...ok, refillPerSec: Infinity },
+          { ...ok, cost: 3 },
+          { ...ok, cost: -1 },
+          { ...ok, cost: '1' },
+          { ...ok, nowMs: 1.5 },
+          { ...ok, nowMs: -1 },
+          { capacity: 2 },
+          null,
+        ];
+        for (const opts of bad) await rejectsWith(store.takeTokens('b', opts as never), 'STORE_INVALID_ARGUMENT');
+        await rejectsWith(store.takeTokens(5 as unknown as string, ok), 'STORE_INVALID_ARGUMENT');
+        assert.equal((await store.takeTokens('b', ok)).remaining, 1);
+      }));
+    });
+
     describe('lifecycle', () => {
       it('ping returns a round-trip time in ms', withStore(async (store) => {
         const ms = await store.ping();
@@ -626,6 +734,7 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
           ['indexRange', () => store.indexRange('i')],
           ['indexSize', () => store.indexSize('i')],
           ['keys', () => store.keys('')],
+          ['takeTokens', () => store.takeTokens('b', { capacity: 1, refillPerSec: 1 })],
           ['publish', () => store.publish('ch', 1)],
           ['subscribe', () => store.subscribe('ch', () => {})],
           ['ping', () => store.ping()],

@@ -2,7 +2,7 @@
  * Referral routes (spec §2.8, §3 "Referral code", §4.6; reference node-api.md §2.5) and the
  * super-admin routes that manage codes, end to end, once on a memory-store node and once on a
  * Redis-backed node. Profiles are real update-profile transactions; sign-ups with a code go
- * through `recordReferralSignup`, the hook a sign-up flow calls (this node has none yet);
+ * through update-user-global-metadata's `ReferralHashBase58` (recordReferralSignup underneath);
  * everything else is HTTP. One table of cases per route.
  */
 import assert from 'node:assert/strict';
@@ -51,6 +51,8 @@ interface Ctx {
 }
 
 const asAdmin = async (k: KeyPair, body: J): Promise<J> => ({ AdminPublicKey: k.pk, JWT: await jwt(k), ...body });
+/** A user's sign-up with a referral code (JWT of `signer`, default the user). */
+const signupBody = async (k: KeyPair, code: string, signer: KeyPair = k): Promise<J> => ({ UserPublicKeyBase58Check: k.pk, JWT: await jwt(signer), ReferralHashBase58: code });
 
 async function createProfile(n: ChainNode, k: KeyPair, username: string): Promise<void> {
   await n.fund(k.pk, 0.1 * 1e9);
@@ -81,11 +83,11 @@ async function setup(n: ChainNode): Promise<Ctx> {
   );
   const capped = created['ReferralInfoResponse']['Info']['ReferralHashBase58'] as string;
   const open = (await n.ok('admin/create-referral-hash', await asAdmin(superAdmin, { Username: referrerName, ReferreeAmountUSDCents: 100 })))['ReferralInfoResponse']['Info']['ReferralHashBase58'] as string;
-  // Two users sign up with the capped code (their first profile), which fills it.
+  // Two users sign up with the capped code (their first profile, then the code through
+  // update-user-global-metadata, as a frontend's sign-up flow sends it), which fills it.
   for (const [i, name] of refereeNames.entries()) {
     await createProfile(n, referees[i]!, name);
-    const r = await recordReferralSignup(n.deps.store, capped, referees[i]!.pk33);
-    assert.ok(r.ok, `sign-up ${i} with the capped code counts`);
+    await n.ok('update-user-global-metadata', await signupBody(referees[i]!, capped));
   }
   return { n, referrer, referrerName, referees, refereeNames, capped, open };
 }
@@ -249,6 +251,28 @@ function suite(store: 'memory' | 'redis'): void {
       { name: 'by public key', body: () => asAdmin(superAdmin, { UserPublicKeyBase58Check: ctx().referrer.pk }), check: (r) => assert.equal((r['ReferralInfoResponses'] as J[]).length, 2) },
       { name: 'neither key nor username is refused', body: () => asAdmin(superAdmin, {}), error: { re: /^AdminGetAllReferralInfoForUser: Must provide a valid username or public key\.$/ } },
       { name: 'a user who is not an admin is refused (403)', body: () => asAdmin(outsider, { Username: ctx().referrerName }), error: { status: 403, re: /^CheckAdminPublicKey: Not a superadmin$/ } },
+    ]);
+
+    table(ctx, 'update-user-global-metadata', [
+      {
+        name: 'a sign-up with a code counts once and lists the user among its referees',
+        body: async (c) => {
+          const code = (await c.n.ok('admin/create-referral-hash', await asAdmin(superAdmin, { Username: c.referrerName, MaxReferrals: 5 })))['ReferralInfoResponse']['Info']['ReferralHashBase58'] as string;
+          return signupBody(keyPair(), code);
+        },
+        check: async (r, c) => {
+          assert.deepEqual(r, {});
+          const codes = (await c.n.ok('get-referral-info-for-user', await userBody(c.referrer)))['ReferralInfoResponses'] as J[];
+          const fresh = codes.find((x) => x['Info']['MaxReferrals'] === 5);
+          assert.ok(fresh, 'the new code is listed for its referrer');
+          assert.equal(fresh['Info']['TotalReferrals'], 1, 'the sign-up was counted');
+        },
+      },
+      { name: 'a code that has reached MaxReferrals is refused', body: (c) => signupBody(keyPair(), c.capped), error: { re: /^UpdateUserGlobalMetadataRequest: referral code \w+ has reached its MaxReferrals$/ } },
+      { name: 'an unknown code is refused', body: () => signupBody(keyPair(), 'zzzzzzzz'), error: { re: /^UpdateUserGlobalMetadataRequest: referral code zzzzzzzz does not exist$/ } },
+      { name: 'a user who already signed up with a code is refused', body: (c) => signupBody(c.referees[0]!, c.open), error: { re: /^UpdateUserGlobalMetadataRequest: this user already signed up with a referral code$/ } },
+      { name: 'the referrer cannot use their own code', body: (c) => signupBody(c.referrer, c.open), error: { re: /^UpdateUserGlobalMetadataRequest: a user cannot sign up with their own referral code$/ } },
+      { name: 'a JWT of another key is refused (403)', body: (c) => signupBody(keyPair(), c.open, outsider), error: { status: 403, re: /^UpdateUserGlobalMetadataRequest: Invalid token: JWT is valid for another public key/ } },
     ]);
 
     describe('recordReferralSignup', () => {

@@ -70,6 +70,8 @@ export interface ChainNodeOptions {
    * stops; `memory` (default): the embedded store.
    */
   store?: 'memory' | 'redis';
+  /** Run on this Redis instead (kept running by `close()`; e.g. a bench populating a store). */
+  redisUrl?: string;
 }
 
 /** Stores every store-dependent suite runs on; `READS_STORES=memory` (or `redis`) narrows it. */
@@ -78,8 +80,9 @@ export const TEST_STORES = (process.env['READS_STORES'] ?? 'memory,redis').split
 export async function startChainNode(opts: ChainNodeOptions = {}): Promise<ChainNode> {
   const miner = keyPair();
   const port = await freePort();
-  const redis = opts.store === 'redis' ? await startRedisServer() : null;
-  const storeArgs = redis ? ['--redis', redis.url] : [];
+  const redis = opts.store === 'redis' && opts.redisUrl === undefined ? await startRedisServer() : null;
+  const redisUrl = opts.redisUrl ?? redis?.url;
+  const storeArgs = redisUrl !== undefined ? ['--redis', redisUrl] : [];
   const config = loadConfig(['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', ...storeArgs, ...(opts.args ?? [])], {});
   let running: RunningNode;
   try {

@@ -19,21 +19,32 @@ import { checkDerivedKeySigner } from './derivedKeys.js';
 import { RuleError } from './errors.js';
 import { TxnDecodeError } from '../txn/errors.js';
 import { TYPE_HANDLERS } from './handlers.js';
+import { rulesWithGlobalParams } from './globalParams.js';
 
 export { getBalance, setBalance };
 
-/** The rule parameters connect needs (a slice of ChainParams). */
+/**
+ * The rule parameters connect needs (a slice of ChainParams). The first three are defaults:
+ * once an UPDATE_GLOBAL_PARAMS sets MaxNonceExpirationBlockHeightOffset,
+ * MinimumNetworkFeeNanosPerKB or CreateProfileFeeNanos, connect applies the chain's value
+ * (rules/globalParams.ts rulesWithGlobalParams).
+ */
 export interface ConnectRules {
   /** A nonce may expire at most this many blocks after the block it is mined in. */
   maxNonceExpirationBlockHeightOffset: bigint;
   /** Fee floor: fee × 1000 ≥ rate × size in bytes. */
   minNetworkFeeNanosPerKB: bigint;
   /**
-   * Burned when a profile is created (core global param CreateProfileFeeNanos). A node setting
-   * (`--create-profile-fee-nanos`) until global params live on chain; every process of one
-   * node must agree on it, as on every consensus rule.
+   * Burned when a profile is created (core global param CreateProfileFeeNanos): the node's
+   * `--create-profile-fee-nanos` until the chain sets it; every process of one node must agree
+   * on it, as on every consensus rule.
    */
   createProfileFeeNanos: bigint;
+  /**
+   * Keys (33-byte hex) that may send UPDATE_GLOBAL_PARAMS and SWAP_IDENTITY
+   * (`--param-updater-public-keys`); absent = none.
+   */
+  paramUpdaterPublicKeys?: ReadonlySet<string>;
 }
 
 /** Largest native amount one output may carry (core MaxNanos-style bound, 3e16). */
@@ -83,7 +94,10 @@ export async function connectTransaction(view: StateView, txn: TxnEnvelope, info
   const v1 = txn.v1;
   if (v1 === null || v1.version < 1n) throw new RuleError('RuleErrorNonceRequired', 'balance-model transactions are version 1 with a fee and a nonce');
 
-  const { height, rules } = ctx;
+  // The chain's global params (fee floor, nonce window, profile fee) override the node's defaults.
+  const rules = await rulesWithGlobalParams(view, ctx.rules);
+  ctx = rules === ctx.rules ? ctx : { ...ctx, rules };
+  const { height } = ctx;
   if (v1.nonceExpirationBlockHeight < height) {
     throw new RuleError('RuleErrorNonceExpired', `nonce expired at height ${v1.nonceExpirationBlockHeight}, block height is ${height}`);
   }

@@ -11,9 +11,11 @@ import { creatorCoinHandlers } from './creatorCoins.js';
 import { daoCoinHandlers } from './daoCoins.js';
 import { daoCoinLimitOrderHandlers } from './daoCoinLimitOrders.js';
 import { derivedKeyHandlers } from './derivedKeys.js';
+import { globalParamsHandlers } from './globalParams.js';
 import { messageHandlers } from './messages.js';
 import { postHandlers } from './posts.js';
 import { profileHandlers } from './profiles.js';
+import { swapIdentityHandlers } from './swapIdentity.js';
 
 /** A rule module's contribution: handlers for the types it owns. */
 export type HandlerEntry = readonly [txnType: number, handler: TypeHandler];
@@ -35,4 +37,6 @@ export const TYPE_HANDLERS: ReadonlyMap<number, TypeHandler> = new Map<number, T
   ...daoCoinLimitOrderHandlers,
   ...accessGroupHandlers,
   ...messageHandlers,
+  ...globalParamsHandlers,
+  ...swapIdentityHandlers,
 ]);

@@ -185,6 +185,16 @@ export interface AccessGroupMembersMetadata {
   /** {@link AccessGroupMemberOperation}. */
   operationType: number;
 }
+/** Core's SwapIdentityMetadataa: `bytes(FromPublicKey) ‖ bytes(ToPublicKey)` (33 bytes each when valid; connect checks). */
+export interface SwapIdentityMetadata {
+  type: 'SWAP_IDENTITY';
+  fromPublicKey: Uint8Array;
+  toPublicKey: Uint8Array;
+}
+/** Empty: an UPDATE_GLOBAL_PARAMS carries its values in the transaction's ExtraData. */
+export interface UpdateGlobalParamsMetadata {
+  type: 'UPDATE_GLOBAL_PARAMS';
+}
 export interface NewMessageMetadata {
   type: 'NEW_MESSAGE';
   senderAccessGroupOwnerPublicKey: Uint8Array;
@@ -216,7 +226,9 @@ export type TxnMetadata =
   | DAOCoinLimitOrderMetadata
   | AccessGroupMetadata
   | AccessGroupMembersMetadata
-  | NewMessageMetadata;
+  | NewMessageMetadata
+  | SwapIdentityMetadata
+  | UpdateGlobalParamsMetadata;
 
 export type TxnMetadataType = TxnMetadata['type'];
 export type TxnMetadataOf<T extends TxnMetadataType> = Extract<TxnMetadata, { type: T }>;
@@ -743,6 +755,14 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
       newMessageType: r.enumUvarint('newMessageType'),
       newMessageOperation: r.enumUvarint('newMessageOperation'),
     }),
+  },
+  SWAP_IDENTITY: {
+    encode: (w, m) => w.bytes('fromPublicKey', m.fromPublicKey, PK).bytes('toPublicKey', m.toPublicKey, PK),
+    decode: (r) => ({ type: 'SWAP_IDENTITY', fromPublicKey: r.bytes('fromPublicKey', PK), toPublicKey: r.bytes('toPublicKey', PK) }),
+  },
+  UPDATE_GLOBAL_PARAMS: {
+    encode: () => {},
+    decode: () => ({ type: 'UPDATE_GLOBAL_PARAMS' }),
   },
 };
 

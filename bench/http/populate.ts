@@ -1,0 +1,172 @@
+/**
+ * Fills a Redis store with a social data set through the real write path, for the read-route
+ * bench (bench/readRoutes.bench.ts): a node runs in this process on that Redis (its built-in
+ * miner on), every record is made by a constructed, SDK-signed transaction that goes through
+ * submit-transaction and is mined, exactly as clients and miners would make it.
+ *
+ * The data set: USERS users with profiles; DM_THREADS DM threads of one user with others,
+ * MESSAGES_PER_THREAD messages each (both directions); one DAO coin held by ASKERS users who
+ * each rest ORDERS_EACH asks, and BIDDERS users who each rest ORDERS_EACH bids, on the
+ * coin/native pair. Returns the request bodies the bench loads each route with: every profile
+ * (by key and by username), every page of the first pages of each thread, and the pair both
+ * ways round.
+ * @module
+ */
+import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../../test/helpers/chainNode.js';
+
+export const DATASET = {
+  USERS: 100,
+  DM_THREADS: 10,
+  MESSAGES_PER_THREAD: 100,
+  ASKERS: 10,
+  BIDDERS: 10,
+  ORDERS_EACH: 3,
+  PAGE_SIZE: 25,
+} as const;
+
+const FEE = { MinFeeRateNanosPerKB: 1000 };
+const COIN = 10n ** 18n;
+/** A start point after every message (year 2033): the first page of a thread. */
+const FAR_FUTURE = '2000000000000000000';
+
+export interface ReadBodies {
+  profile: J[];
+  dmPage: J[];
+  orders: J[];
+}
+
+/** Construct (HTTP) + sign (SDK) + submit-transaction, without waiting for the block. */
+async function submitOnly(n: ChainNode, path: string, body: J, signer: KeyPair): Promise<string> {
+  const c = await n.ok(path, { ...FEE, ...body });
+  const s = await n.ok('submit-transaction', { TransactionHex: await n.sign(c['TransactionHex'] as string, signer, 'sdk') });
+  return s['TxnHashHex'] as string;
+}
+
+/** Submits every transaction `make` yields (in order, one signer chain each), then waits for the last to be mined. */
+async function submitAll(n: ChainNode, txns: Array<{ path: string; body: J; signer: KeyPair }>): Promise<void> {
+  let last = '';
+  for (const t of txns) last = await submitOnly(n, t.path, t.body, t.signer);
+  if (last !== '') await n.waitMined(last);
+}
+
+export async function populate(redisUrl: string, log: (line: string) => void = () => undefined): Promise<ReadBodies> {
+  const n = await startChainNode({ store: 'redis', redisUrl });
+  try {
+    const tag = Date.now().toString(36).slice(-5);
+    const users = Array.from({ length: DATASET.USERS }, () => keyPair());
+    const creator = keyPair();
+    const usernames = users.map((_, i) => `rb${tag}u${i}`);
+    const creatorName = `rb${tag}coin`;
+
+    // Block rewards (1 native coin each) pay for the funding below.
+    for (let i = 0; i < 12; i++) await n.mineBlock();
+    await submitAll(
+      n,
+      [...users, creator].map((u) => ({
+        path: 'send-deso',
+        body: { SenderPublicKeyBase58Check: n.miner.pk, RecipientPublicKeyOrUsername: u.pk, AmountNanos: 100_000_000 },
+        signer: n.miner,
+      })),
+    );
+    log(`funded ${users.length + 1} users`);
+
+    const profile = (k: KeyPair, username: string): J => ({
+      UpdaterPublicKeyBase58Check: k.pk,
+      ProfilePublicKeyBase58Check: '',
+      NewUsername: username,
+      NewDescription: `read bench user ${username}`,
+      NewProfilePic: '',
+      NewCreatorBasisPoints: 1000,
+      NewStakeMultipleBasisPoints: 12500,
+      IsHidden: false,
+    });
+    await submitAll(n, [
+      ...users.map((u, i) => ({ path: 'update-profile', body: profile(u, usernames[i]!), signer: u })),
+      { path: 'update-profile', body: profile(creator, creatorName), signer: creator },
+    ]);
+    log(`${users.length + 1} profiles`);
+
+    // DM threads: users[0] with users[1..DM_THREADS], alternating sender.
+    const hub = users[0]!;
+    const dm = (from: KeyPair, to: KeyPair, text: string): J => ({
+      SenderAccessGroupOwnerPublicKeyBase58Check: from.pk,
+      SenderAccessGroupPublicKeyBase58Check: from.pk,
+      SenderAccessGroupKeyName: '',
+      RecipientAccessGroupOwnerPublicKeyBase58Check: to.pk,
+      RecipientAccessGroupPublicKeyBase58Check: to.pk,
+      RecipientAccessGroupKeyName: '',
+      EncryptedMessageText: Buffer.from(text, 'utf8').toString('hex'),
+    });
+    const partners = users.slice(1, 1 + DATASET.DM_THREADS);
+    // One sender at a time per thread would serialise on nonces anyway; interleave the threads.
+    const messages: Array<{ path: string; body: J; signer: KeyPair }> = [];
+    for (let m = 0; m < DATASET.MESSAGES_PER_THREAD; m++) {
+      for (const p of partners) {
+        const [from, to] = m % 2 === 0 ? [hub, p] : [p, hub];
+        messages.push({ path: 'send-dm-message', body: dm(from, to, `message ${m} of a bench thread, long enough to look like a real encrypted text`), signer: from });
+      }
+    }
+    await submitAll(n, messages);
+    log(`${messages.length} DM messages in ${partners.length} threads`);
+
+    // The DAO coin and its book.
+    const askers = users.slice(20, 20 + DATASET.ASKERS);
+    const bidders = users.slice(40, 40 + DATASET.BIDDERS);
+    const hex = (x: bigint): string => `0x${x.toString(16)}`;
+    await submitAll(n, [
+      { path: 'dao-coin', body: { UpdaterPublicKeyBase58Check: creator.pk, ProfilePublicKeyBase58CheckOrUsername: creator.pk, OperationType: 'mint', CoinsToMintNanos: hex(1_000_000n * COIN) }, signer: creator },
+      ...askers.map((a) => ({
+        path: 'transfer-dao-coin',
+        body: { SenderPublicKeyBase58Check: creator.pk, ProfilePublicKeyBase58CheckOrUsername: creator.pk, ReceiverPublicKeyBase58CheckOrUsername: a.pk, DAOCoinToTransferNanos: hex(1000n * COIN) },
+        signer: creator,
+      })),
+    ]);
+    const order = (t: KeyPair, side: 'ASK' | 'BID', price: string, quantity: string): J => ({
+      TransactorPublicKeyBase58Check: t.pk,
+      BuyingDAOCoinCreatorPublicKeyBase58Check: side === 'ASK' ? 'DESO' : creator.pk,
+      SellingDAOCoinCreatorPublicKeyBase58Check: side === 'ASK' ? creator.pk : 'DESO',
+      Price: price,
+      Quantity: quantity,
+      OperationType: side,
+      FillType: 'GOOD_TILL_CANCELLED',
+    });
+    // Asks at 0.050.. and bids at 0.010..: the two sides never cross, so every order rests.
+    const orders = [
+      ...askers.flatMap((a, i) => Array.from({ length: DATASET.ORDERS_EACH }, (_, j) => ({ path: 'create-dao-coin-limit-order', body: order(a, 'ASK', (0.05 + 0.001 * (i * DATASET.ORDERS_EACH + j)).toFixed(3), '10'), signer: a }))),
+      ...bidders.flatMap((b, i) => Array.from({ length: DATASET.ORDERS_EACH }, (_, j) => ({ path: 'create-dao-coin-limit-order', body: order(b, 'BID', (0.01 + 0.0005 * (i * DATASET.ORDERS_EACH + j)).toFixed(4), '1'), signer: b }))),
+    ];
+    await submitAll(n, orders);
+    log(`a DAO coin with ${orders.length} resting orders`);
+
+    // Request bodies. Thread pages: walk each thread's first pages with the route itself.
+    const dmPage: J[] = [];
+    for (const p of partners) {
+      let start = FAR_FUTURE;
+      for (let page = 0; page < DATASET.MESSAGES_PER_THREAD / DATASET.PAGE_SIZE; page++) {
+        const body = {
+          UserGroupOwnerPublicKeyBase58Check: hub.pk,
+          UserGroupKeyName: '',
+          PartyGroupOwnerPublicKeyBase58Check: p.pk,
+          PartyGroupKeyName: '',
+          StartTimestampString: start,
+          MaxMessagesToFetch: DATASET.PAGE_SIZE,
+        };
+        const r = await n.ok('get-paginated-messages-for-dm-thread', body);
+        const msgs = r['ThreadMessages'] as J[];
+        if (msgs.length !== DATASET.PAGE_SIZE) throw new Error(`populate: page ${page} of a thread holds ${msgs.length} messages, expected ${DATASET.PAGE_SIZE}`);
+        dmPage.push(body);
+        start = (msgs[msgs.length - 1]!['MessageInfo'] as J)['TimestampNanosString'] as string;
+      }
+    }
+    const profileBodies: J[] = users.flatMap((u, i) => [{ PublicKeyBase58Check: u.pk }, { Username: usernames[i] }]);
+    const ordersBodies: J[] = [
+      { DAOCoin1CreatorPublicKeyBase58CheckOrUsername: creator.pk, DAOCoin2CreatorPublicKeyBase58CheckOrUsername: '' },
+      { DAOCoin1CreatorPublicKeyBase58CheckOrUsername: '', DAOCoin2CreatorPublicKeyBase58CheckOrUsername: creatorName },
+    ];
+    const book = await n.ok('get-dao-coin-limit-orders', ordersBodies[0]);
+    if ((book['Orders'] as J[]).length !== orders.length) throw new Error(`populate: the book holds ${(book['Orders'] as J[]).length} orders, expected ${orders.length}`);
+    return { profile: profileBodies, dmPage, orders: ordersBodies };
+  } finally {
+    await n.close();
+  }
+}

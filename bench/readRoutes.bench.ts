@@ -1,0 +1,171 @@
+/**
+ * Social read routes under load (`npm run bench:http`): get-single-profile,
+ * get-paginated-messages-for-dm-thread and get-dao-coin-limit-orders on a populated node (Redis
+ * store, one process), beside a minimal uWS route and a node:http server doing the same lookups
+ * over the same Redis (bench/http/readBaselines.ts says exactly what "the same" covers), and the
+ * node's own router on node:http (bench/http/nodeHttpServer.ts over the same Redis, read cache
+ * included) and the node with its read cache off (`--read-cache-mb 0`), to separate what the
+ * transport gives from what the read cache (server/social/readCache.ts) gives. Nothing is
+ * written during the measured rounds, so the read cache serves nearly every request: the
+ * "no read cache" rows show the cost of a request that misses (the first after each block or
+ * mempool admission).
+ *
+ * 1. A private redis-server; bench/http/populate.ts fills it through real transactions and the
+ *    miner (100 profiles, 10 DM threads of 100 messages, a DAO coin with 60 resting orders).
+ * 2. The node (`server/main.ts --redis … --miner off`) and the baselines start on that Redis;
+ *    one sample request per route must answer the same JSON on all of them.
+ * 3. Per route, each server: a 1 s warm-up run, then ROUNDS rounds (order alternating), each
+ *    0.5 s warm-up + 2 s measured, from the load generator (its own process, 127.0.0.1, 64
+ *    keep-alive connections, bodies rotating over every profile / thread page / pair spelling).
+ *    The best round per server counts; errors are summed over all rounds.
+ *
+ * The last line is one JSON object: `reqPerSec` and `p99ms` per route (the node),
+ * `vsNodeHttp` per route (node req/s ÷ the node:http baseline's), `vsMinimalUws`,
+ * `vsNodeHttpSameApp` and `noReadCacheVsNodeHttp` likewise. Targets (issue 6): vsNodeHttp ≥ 2 and p99 < 10 ms on every route.
+ * The load generator, the server under test and redis-server share this machine's cores; the
+ * table shows each one's CPU.
+ * @module
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startRedisServer } from '../test/helpers/redisServer.js';
+import { freePort } from '../test/helpers/ports.js';
+import { printRatio } from './_shared.js';
+import { populate, type ReadBodies } from './http/populate.js';
+import { printTable, ROOT, runLoadgen, startServer, stopServer, type Measured, type Row, type ServerProc, type Workload } from './http/harness.js';
+
+const CONNECTIONS = 64;
+const DURATION_MS = 2000;
+const WARMUP_MS = 500;
+const WARMUP_RUN_MS = 1000;
+const ROUNDS = 3;
+
+const ROUTES: Array<{ route: string; key: keyof ReadBodies }> = [
+  { route: '/api/v0/get-single-profile', key: 'profile' },
+  { route: '/api/v0/get-paginated-messages-for-dm-thread', key: 'dmPage' },
+  { route: '/api/v0/get-dao-coin-limit-orders', key: 'orders' },
+];
+
+/** JSON of a POST, with the status. */
+async function post(port: number, route: string, body: unknown): Promise<{ status: number; json: unknown }> {
+  const r = await fetch(`http://127.0.0.1:${port}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: r.status, json: await r.json() };
+}
+
+export async function run(): Promise<void> {
+  const started = performance.now();
+  const redis = await startRedisServer();
+  const dir = await mkdtemp(join(tmpdir(), 'read-bench-'));
+  const servers: ServerProc[] = [];
+  const killAll = (): void => {
+    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  };
+  const onSignal = (): void => {
+    killAll();
+    process.exit(130);
+  };
+  process.once('exit', killAll);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    console.log('\nSocial read routes: populating a Redis store through real transactions…');
+    const bodies = await populate(redis.url, (line) => console.log(`  ${line}`));
+    const workloads: Workload[] = [];
+    for (const { route, key } of ROUTES) {
+      const file = join(dir, `${key}.json`);
+      await writeFile(file, JSON.stringify(bodies[key]));
+      workloads.push({ route, method: 'POST', bodiesFile: file });
+    }
+    console.log(`populated in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const ports = { node: await freePort(), noCache: await freePort(), uws: await freePort(), nodeHttp: await freePort(), sameApp: await freePort() };
+    const nodeArgs = ['--redis', redis.url, '--miner', 'off', '--log-level', 'warn', '--network', 'testnet'];
+    const starting = [
+      startServer('node (uWS)', ports.node, join(ROOT, 'server', 'main.ts'), ['--port', String(ports.node), ...nodeArgs]),
+      startServer('node, no read cache', ports.noCache, join(ROOT, 'server', 'main.ts'), ['--port', String(ports.noCache), ...nodeArgs, '--read-cache-mb', '0']),
+      startServer('minimal uWS', ports.uws, join(ROOT, 'bench', 'http', 'readBaselines.ts'), ['--kind', 'uws', '--port', String(ports.uws), '--redis', redis.url]),
+      startServer('node:http', ports.nodeHttp, join(ROOT, 'bench', 'http', 'readBaselines.ts'), ['--kind', 'node-http', '--port', String(ports.nodeHttp), '--redis', redis.url]),
+      startServer('node:http+node app', ports.sameApp, join(ROOT, 'bench', 'http', 'nodeHttpServer.ts'), ['--port', String(ports.sameApp), '--redis', redis.url]),
+    ];
+    for (const p of starting) void p.then((s) => servers.push(s), () => undefined);
+    const [node, noCache, uws, nodeHttp, sameApp] = (await Promise.all(starting)) as [ServerProc, ServerProc, ServerProc, ServerProc, ServerProc];
+    const all = [node, noCache, uws, nodeHttp, sameApp];
+
+    // Same answers everywhere: the baselines do the node's lookups, not lighter ones.
+    for (const { route, key } of ROUTES) {
+      const sample = bodies[key][0];
+      const expected = await post(node.port, route, sample);
+      assert.equal(expected.status, 200, `${route} answers 200 on the node: ${JSON.stringify(expected.json).slice(0, 300)}`);
+      for (const s of all.slice(1)) assert.deepEqual(await post(s.port, route, sample), expected, `${s.name} answers ${route} as the node does`);
+    }
+
+    console.log(`\n${CONNECTIONS} keep-alive connections, ${DURATION_MS} ms per round, best of ${ROUNDS}; bodies rotate over ${ROUTES.map((r) => `${bodies[r.key].length} ${r.key}`).join(', ')}`);
+    const rows: Row[] = [];
+    const best = new Map<string, Measured>();
+    for (const w of workloads) {
+      for (const s of all) await runLoadgen(s, w, CONNECTIONS, WARMUP_RUN_MS, 0);
+      const errors = new Map<ServerProc, { errors: number; non2xx: number; reconnects: number }>();
+      const rounds = new Map<ServerProc, number[]>(all.map((s) => [s, []]));
+      const bestOf = new Map<ServerProc, Measured>();
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? all : [...all].reverse();
+        for (const s of order) {
+          const r = await runLoadgen(s, w, CONNECTIONS, DURATION_MS, WARMUP_MS);
+          const e = errors.get(s) ?? { errors: 0, non2xx: 0, reconnects: 0 };
+          errors.set(s, { errors: e.errors + r.errors, non2xx: e.non2xx + r.non2xx, reconnects: e.reconnects + r.reconnects });
+          rounds.get(s)!.push(r.reqPerSec);
+          const prev = bestOf.get(s);
+          if (prev === undefined || r.reqPerSec > prev.reqPerSec) bestOf.set(s, r);
+        }
+      }
+      for (const s of all) {
+        const r = { ...bestOf.get(s)!, ...errors.get(s)! };
+        rows.push({ server: s.name, route: w.route.replace('/api/v0/', ''), r, rounds: rounds.get(s)! });
+        best.set(`${s.name} ${w.route}`, r);
+      }
+    }
+    console.log('');
+    printTable(rows);
+    console.log('');
+    const figure = (s: ServerProc, route: string): Measured => best.get(`${s.name} ${route}`)!;
+    const short = (route: string): string => route.replace('/api/v0/', '');
+    const summary = { reqPerSec: {} as Record<string, number>, p99ms: {} as Record<string, number>, vsNodeHttp: {} as Record<string, number>, vsMinimalUws: {} as Record<string, number>, vsNodeHttpSameApp: {} as Record<string, number>, noReadCacheVsNodeHttp: {} as Record<string, number>, connections: CONNECTIONS, readCacheHitRate: NaN };
+    for (const { route } of ROUTES) {
+      const n = figure(node, route);
+      printRatio(`node/node:http ${short(route)}`, n.reqPerSec, figure(nodeHttp, route).reqPerSec);
+      printRatio(`node/minimal uWS ${short(route)}`, n.reqPerSec, figure(uws, route).reqPerSec);
+      printRatio(`node/node:http+node app ${short(route)}`, n.reqPerSec, figure(sameApp, route).reqPerSec);
+      printRatio(`node without read cache/node:http ${short(route)}`, figure(noCache, route).reqPerSec, figure(nodeHttp, route).reqPerSec);
+      summary.reqPerSec[short(route)] = Math.round(n.reqPerSec);
+      summary.p99ms[short(route)] = Number(n.p99ms.toFixed(2));
+      summary.vsNodeHttp[short(route)] = Number((n.reqPerSec / figure(nodeHttp, route).reqPerSec).toFixed(2));
+      summary.vsMinimalUws[short(route)] = Number((n.reqPerSec / figure(uws, route).reqPerSec).toFixed(2));
+      summary.vsNodeHttpSameApp[short(route)] = Number((n.reqPerSec / figure(sameApp, route).reqPerSec).toFixed(2));
+      summary.noReadCacheVsNodeHttp[short(route)] = Number((figure(noCache, route).reqPerSec / figure(nodeHttp, route).reqPerSec).toFixed(2));
+    }
+    // How much of the node's load its read cache answered (its /metrics, whole run).
+    const metrics = await (await fetch(`http://127.0.0.1:${node.port}/metrics`)).text();
+    const total = (name: string): number => Number(/^(\S+)\{[^}]*\} (\S+)$/m.exec(metrics.split('\n').filter((l) => l.startsWith(name)).join('\n'))?.[2] ?? NaN);
+    const [hits, misses] = [total('socialnode_read_cache_hits_total'), total('socialnode_read_cache_misses_total')];
+    console.log(`node read cache: ${hits} hits, ${misses} misses (${((100 * hits) / (hits + misses)).toFixed(2)}% hits; no writes during the run)`);
+    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; cpu columns are % of one core, 2 cores in all; redis-server and the idle servers are in "other cpu")`);
+    const failures = rows.filter((row) => row.r.errors > 0 || row.r.non2xx > 0 || row.r.reconnects > 0 || row.r.requests === 0);
+    if (failures.length > 0) throw new Error(`readRoutes.bench: errors, non-2xx responses or reconnects from ${failures.map((f) => `${f.server} ${f.route}`).join(', ')}`);
+    summary.readCacheHitRate = Number((hits / (hits + misses)).toFixed(4));
+    console.log(JSON.stringify(summary));
+  } finally {
+    await Promise.all(servers.map(stopServer));
+    await redis.stop();
+    await rm(dir, { recursive: true, force: true });
+    process.off('exit', killAll);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await run();
+}

@@ -1,0 +1,214 @@
+/**
+ * Request rate limits: token buckets per client address and, on non-read routes, per caller
+ * public key, kept in the store (`Store.takeTokens`) so that every process of a node shares
+ * them (one atomic Lua script per take on Redis).
+ *
+ * The router calls `checkAddress` after matching a route and before reading its body (a
+ * refused client costs no body parsing), then `checkBody` after validation. Over the limit
+ * answers 429 `{"error": …}` with `Retry-After` in whole seconds (at least 1).
+ *
+ * - Classes and their limits: rateClasses.ts (`--rate-limits`). `GET /health-check` and
+ *   `GET /metrics` are never limited: probes and scrapes must not be refused.
+ * - Loopback clients (127.0.0.0/8, ::1) are exempt unless `--rate-limit-loopback` is set.
+ * - IPv6 clients are counted per /64, the block one subscriber usually gets: per address,
+ *   one host could rotate through 2^64 addresses.
+ * - The address is the TCP peer: behind a reverse proxy every client shares the proxy's bucket
+ *   (X-Forwarded-For is not trusted).
+ * - When the store fails, requests are let through (fail open): a store outage already shows
+ *   in health-check; refusing every request as well would turn it into a full outage. The
+ *   first failure is logged, and each one counted in socialnode_rate_limit_store_errors_total.
+ * @module
+ */
+import type { Logger } from 'pino';
+import type { Store } from '../store/types.js';
+import { ApiError } from './errors.js';
+import type { Route } from './route.js';
+import type { BucketSpec, RateClass, RateLimits } from './rateClasses.js';
+
+/**
+ * Body fields naming the caller, in order of preference: the key that signs the transaction a
+ * construction route builds, the user of a JWT route, the admin of an admin route, the miner
+ * of get-block-template. Read only on non-read classes: on reads, PublicKeyBase58Check is
+ * usually the key looked up, and a popular profile must not share one bucket among its viewers.
+ */
+export const CALLER_KEY_FIELDS = [
+  'UpdaterPublicKeyBase58Check',
+  'TransactorPublicKeyBase58Check',
+  'SenderPublicKeyBase58Check',
+  'AccessGroupOwnerPublicKeyBase58Check',
+  'UserPublicKeyBase58Check',
+  'AdminPublicKey',
+  'PublicKeyBase58Check',
+] as const;
+
+/** Base58 public keys are 50-56 characters (tBC… 54, BC1… 55); anything else is not a key. */
+const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{40,60}$/;
+
+const EXEMPT_PATHS = new Set(['/health-check', '/metrics']);
+const MINER_PATHS = new Set(['/get-block-template', '/submit-block']);
+
+/** The class of a route, or null when it is never limited. */
+export function rateClassOf(route: Pick<Route, 'method' | 'path'>): RateClass | null {
+  const { method, path } = route;
+  if (EXEMPT_PATHS.has(path)) return null;
+  if (path.startsWith('/admin/')) return 'admin';
+  if (path === '/identity') return 'identity';
+  if (MINER_PATHS.has(path)) return 'miner';
+  if (method === 'GET' || path.startsWith('/get-') || path.startsWith('/check-')) return 'read';
+  return 'write';
+}
+
+/**
+ * The caller's public key named by a (validated) body, if any: a string field that looks like
+ * a key, or a key already decoded by `v.publicKey()` (`{base58, bytes}`).
+ */
+export function callerPublicKey(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const o = body as Record<string, unknown>;
+  for (const field of CALLER_KEY_FIELDS) {
+    let v = o[field];
+    if (typeof v === 'object' && v !== null) v = (v as { base58?: unknown }).base58;
+    if (typeof v === 'string' && BASE58_KEY.test(v)) return v;
+  }
+  return undefined;
+}
+
+/** The eight hextets of an IPv6 address in any textual form (uWS writes all 8, padded). */
+function ipv6Hextets(addr: string): number[] | null {
+  let text = addr;
+  const tail: number[] = [];
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const b = v4.slice(1).map(Number);
+    if (b.some((x) => x > 255)) return null;
+    tail.push((b[0]! << 8) | b[1]!, (b[2]! << 8) | b[3]!);
+    // '::ffff:1.2.3.4' → '::ffff', '::1.2.3.4' → '::'.
+    text = text.slice(0, v4.index);
+    if (!text.endsWith(':')) return null;
+    if (!text.endsWith('::')) text = text.slice(0, -1);
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const parse = (s: string): number[] | null => {
+    if (s === '') return [];
+    const parts = s.split(':').map((h) => (/^[0-9a-f]{1,4}$/i.test(h) ? parseInt(h, 16) : NaN));
+    return parts.some(Number.isNaN) ? null : parts;
+  };
+  const head = parse(halves[0]!);
+  const rest = halves.length === 2 ? parse(halves[1]!) : [];
+  if (head === null || rest === null) return null;
+  const given = head.length + rest.length + tail.length;
+  if (halves.length === 1 ? given !== 8 : given > 7) return null;
+  return [...head, ...new Array<number>(8 - given).fill(0), ...rest, ...tail];
+}
+
+/**
+ * The bucket identity of a peer address: IPv4 dotted (also when IPv4-mapped IPv6), IPv6 as its
+ * /64 prefix; null for an empty or unparseable address.
+ */
+export function clientKey(remoteAddress: string): string | null {
+  const addr = remoteAddress.trim();
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(addr)) return addr;
+  if (!addr.includes(':')) return null;
+  const h = ipv6Hextets(addr.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  if (h === null) return null;
+  if (h.slice(0, 5).every((x) => x === 0) && h[5] === 0xffff) {
+    return [h[6]! >> 8, h[6]! & 255, h[7]! >> 8, h[7]! & 255].join('.');
+  }
+  if (h.slice(0, 7).every((x) => x === 0) && h[7] === 1) return '::1';
+  return `${h.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
+}
+
+export function isLoopback(key: string): boolean {
+  return key === '::1' || key.startsWith('127.');
+}
+
+export interface RateLimiterMetrics {
+  /** A request was refused by the bucket of its address (`ip`) or public key (`key`). */
+  rejected(cls: RateClass, scope: 'ip' | 'key'): void;
+  /** A take failed in the store and the request was let through. */
+  storeError(): void;
+}
+
+export interface RateLimiterOptions {
+  limits: RateLimits;
+  /** Limit loopback clients too (tests, or a proxy on the same host). @default false */
+  limitLoopback?: boolean;
+  store: Pick<Store, 'takeTokens'>;
+  log: Pick<Logger, 'warn' | 'info'>;
+  metrics?: RateLimiterMetrics | null;
+  /** Clock of every take; unit tests inject one. @default the store's clock (Redis TIME on Redis) */
+  nowMs?: () => number;
+}
+
+/** What the router calls; see the module comment. */
+export interface RequestLimiter {
+  checkAddress(route: Route, remoteAddress: string): Promise<void>;
+  checkBody(route: Route, remoteAddress: string, body: unknown): Promise<void>;
+}
+
+export class RateLimiter implements RequestLimiter {
+  private readonly classes = new WeakMap<Route, RateClass | null>();
+  /** Whether the last take failed in the store (so an outage is logged once, not per request). */
+  private failing = false;
+
+  constructor(private readonly opts: RateLimiterOptions) {}
+
+  async checkAddress(route: Route, remoteAddress: string): Promise<void> {
+    const limited = this.limitedClass(route, remoteAddress);
+    if (limited === null) return;
+    await this.take(limited.cls, limited.spec, 'ip', limited.client);
+  }
+
+  async checkBody(route: Route, remoteAddress: string, body: unknown): Promise<void> {
+    const limited = this.limitedClass(route, remoteAddress);
+    if (limited === null || limited.cls === 'read') return;
+    const pk = callerPublicKey(body);
+    if (pk !== undefined) await this.take(limited.cls, limited.spec, 'key', pk);
+  }
+
+  private limitedClass(route: Route, remoteAddress: string): { cls: RateClass; spec: BucketSpec; client: string } | null {
+    let cls = this.classes.get(route);
+    if (cls === undefined) {
+      cls = rateClassOf(route);
+      this.classes.set(route, cls);
+    }
+    if (cls === null) return null;
+    const spec = this.opts.limits[cls];
+    if (spec === null) return null;
+    // No address only on the pure-JS uWS fallback (development only): nothing to key a bucket on.
+    const client = clientKey(remoteAddress);
+    if (client === null) return null;
+    if (!this.opts.limitLoopback && isLoopback(client)) return null;
+    return { cls, spec, client };
+  }
+
+  private async take(cls: RateClass, spec: BucketSpec, scope: 'ip' | 'key', id: string): Promise<void> {
+    let take;
+    try {
+      take = await this.opts.store.takeTokens(`ratelimit:${cls}:${scope}:${id}`, {
+        capacity: spec.capacity,
+        refillPerSec: spec.refillPerSec,
+        ...(this.opts.nowMs ? { nowMs: this.opts.nowMs() } : {}),
+      });
+    } catch (err) {
+      this.opts.metrics?.storeError();
+      if (!this.failing) {
+        this.failing = true;
+        this.opts.log.warn({ msg: (err as Error)?.message }, 'rate limits: state store failed; letting requests through until it answers');
+      }
+      return;
+    }
+    if (this.failing) {
+      this.failing = false;
+      this.opts.log.info('rate limits: state store answers again; limits apply');
+    }
+    if (take.allowed) return;
+    this.opts.metrics?.rejected(cls, scope);
+    const seconds = Math.max(1, Math.ceil(take.retryAfterMs / 1000));
+    const who = scope === 'ip' ? 'this address' : 'this public key';
+    throw new ApiError(429, `too many ${cls} requests from ${who} (limit ${spec.capacity} at once, ${spec.refillPerSec} per second); retry in ${seconds} s`, {
+      'Retry-After': String(seconds),
+    });
+  }
+}

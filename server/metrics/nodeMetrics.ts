@@ -1,0 +1,241 @@
+/**
+ * The metrics of one server process, served at GET /metrics (Prometheus text format 0.0.4).
+ * Every sample carries `process="<process id>"`: each process counts only what it served, so a
+ * node of several processes is scraped per process (or summed by `process` in queries).
+ *
+ * Counted on the request path (cheap increments): HTTP requests, latency, response bytes, rate
+ * limit refusals, crypto pool batches. Read at scrape time (collect callbacks): chain tip and
+ * mempool, store latency of the last health probe, miner feed, crypto pool queue, process
+ * memory, CPU and event loop delay.
+ * @module
+ */
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import type { TaskName } from '../../workers/types.js';
+import type { PoolMetrics } from '../crypto/pool.js';
+import type { RateLimiterMetrics } from '../http/rateLimit.js';
+import type { RateClass } from '../http/rateClasses.js';
+import type { DispatchObservation } from '../http/router.js';
+import { Counter, Gauge, Histogram, MetricsRegistry } from './registry.js';
+
+/**
+ * Request latency buckets, seconds: 0.5 ms (a cached read on uWS answers in ~0.7 ms at load)
+ * to 10 s (a construction route waiting on a busy store), ~2.5x apart.
+ */
+export const HTTP_LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Crypto batch time from submit to result, seconds: a single verification round trip is
+ * ~0.2 ms, a 64-item verify batch ~9 ms, a mining scan up to tens of seconds.
+ */
+export const CRYPTO_TASK_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Event loop delay sampling resolution, ms (Node's default is 10; finer costs more wakeups). */
+const EVENT_LOOP_RESOLUTION_MS = 10;
+
+/** HTTP methods kept as label values; anything else is `other` (bounded cardinality). */
+const KNOWN_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
+
+/** What the scrape-time collectors read; attached once the node's parts exist. */
+export interface MetricsSources {
+  storeKind: string;
+  network: string;
+  chain: { tip(): Promise<{ height: bigint | number }>; mempoolSize(): Promise<number> };
+  /** Counters of the process's read cache (social/readCache.ts); null when it is off. */
+  readCache?: () => { hits: number; misses: number; entries: number; bytes: number } | null;
+  health: { readonly lastPingMs: number; current(): { ready: boolean } };
+  minerFeed: { readonly subscribers: number; readonly rounds: number };
+  /** The worker pool, when the process has one. */
+  cryptoPool: { readonly queueSize: number; readonly threadCount: number } | null;
+  /** HTTP requests and socket messages being handled now. */
+  inFlight(): number;
+}
+
+export class NodeMetrics {
+  readonly registry: MetricsRegistry;
+  private sources: MetricsSources | null = null;
+  private readonly loopDelay: IntervalHistogram;
+  /** Largest crypto queue depth seen since the last scrape. */
+  private queuePeak = 0;
+
+  private readonly httpRequests: Counter;
+  private readonly httpLatency: Histogram;
+  private readonly httpBytes: Counter;
+  private readonly rateLimited: Counter;
+  private readonly rateLimitStoreErrors: Counter;
+  private readonly cryptoTaskTime: Histogram;
+  private readonly cryptoRejected: Counter;
+  private readonly cryptoWorkerDeaths: Counter;
+
+  /** Hooks for CryptoPool (its `modules.metrics`). */
+  readonly cryptoPool: PoolMetrics;
+  /** Hooks for the RateLimiter. */
+  readonly rateLimits: RateLimiterMetrics;
+
+  constructor(processId: string, opts: { onCollectError?: (metric: string, err: unknown) => void } = {}) {
+    const r = (this.registry = new MetricsRegistry({ constLabels: { process: processId }, onCollectError: opts.onCollectError }));
+    const src = (): MetricsSources | null => this.sources;
+
+    this.httpRequests = r.counter({
+      name: 'socialnode_http_requests_total',
+      help: 'HTTP requests answered, by route pattern (not the raw URL), method and status class.',
+      labelNames: ['route', 'method', 'status_class'],
+    });
+    this.httpLatency = r.histogram({
+      name: 'socialnode_http_request_duration_seconds',
+      help: 'Time from request arrival to a ready response, by route pattern and method.',
+      labelNames: ['route', 'method'],
+      buckets: HTTP_LATENCY_BUCKETS,
+    });
+    this.httpBytes = r.counter({
+      name: 'socialnode_http_response_body_bytes_total',
+      help: 'Response body bytes sent, by content coding (identity, br, gzip).',
+      labelNames: ['encoding'],
+    });
+    r.gauge({ name: 'socialnode_http_in_flight', help: 'HTTP requests and WebSocket messages being handled now.' }, (g) => {
+      const s = src();
+      if (s) g.set(undefined, s.inFlight());
+    });
+    this.rateLimited = r.counter({
+      name: 'socialnode_rate_limited_requests_total',
+      help: 'Requests refused with 429, by rate limit class and bucket scope (ip or key).',
+      labelNames: ['class', 'scope'],
+    });
+    this.rateLimitStoreErrors = r.counter({
+      name: 'socialnode_rate_limit_store_errors_total',
+      help: 'Rate limit takes that failed in the state store; those requests were let through (fail open).',
+    });
+
+    r.gauge({ name: 'socialnode_crypto_pool_queue_depth', help: 'Crypto batches waiting for a worker thread now.' }, (g) => {
+      const pool = src()?.cryptoPool;
+      if (pool) g.set(undefined, pool.queueSize);
+    });
+    r.gauge({ name: 'socialnode_crypto_pool_queue_depth_peak', help: 'Largest crypto queue depth seen after a submit since the previous scrape.' }, (g) => {
+      g.set(undefined, this.queuePeak);
+      this.queuePeak = src()?.cryptoPool?.queueSize ?? 0;
+    });
+    r.gauge({ name: 'socialnode_crypto_pool_threads', help: 'Crypto worker threads alive.' }, (g) => {
+      const pool = src()?.cryptoPool;
+      if (pool) g.set(undefined, pool.threadCount);
+    });
+    this.cryptoTaskTime = r.histogram({
+      name: 'socialnode_crypto_task_duration_seconds',
+      help: 'Crypto batch time from submit to result (queue wait, run, transfer), by task.',
+      labelNames: ['task'],
+      buckets: CRYPTO_TASK_BUCKETS,
+    });
+    this.cryptoRejected = r.counter({
+      name: 'socialnode_crypto_pool_rejected_total',
+      help: 'Crypto batches refused because the queue was full (answered 503), by task.',
+      labelNames: ['task'],
+    });
+    this.cryptoWorkerDeaths = r.counter({
+      name: 'socialnode_crypto_worker_deaths_total',
+      help: 'Crypto worker threads that died under a batch, by task.',
+      labelNames: ['task'],
+    });
+
+    r.gauge({ name: 'socialnode_chain_tip_height', help: 'Height of the chain tip.' }, async (g) => {
+      const s = src();
+      if (s) g.set(undefined, Number((await s.chain.tip()).height));
+    });
+    r.gauge({ name: 'socialnode_chain_mempool_transactions', help: 'Transactions waiting in the mempool.' }, async (g) => {
+      const s = src();
+      if (s) g.set(undefined, await s.chain.mempoolSize());
+    });
+    r.counter({ name: 'socialnode_read_cache_hits_total', help: 'Hot read route requests answered from the read cache.' }, (c) => {
+      const stats = this.sources?.readCache?.();
+      if (stats) c.setTotal(undefined, stats.hits);
+    });
+    r.counter({ name: 'socialnode_read_cache_misses_total', help: 'Hot read route requests computed from state (then cached).' }, (c) => {
+      const stats = this.sources?.readCache?.();
+      if (stats) c.setTotal(undefined, stats.misses);
+    });
+    r.gauge({ name: 'socialnode_read_cache_bytes', help: 'Approximate memory held by cached answers.' }, (g) => {
+      const stats = this.sources?.readCache?.();
+      if (stats) g.set(undefined, stats.bytes);
+    });
+    r.gauge({ name: 'socialnode_store_ping_seconds', help: 'Round trip of the last state store health probe.' }, (g) => {
+      const s = src();
+      if (s && Number.isFinite(s.health.lastPingMs)) g.set(undefined, s.health.lastPingMs / 1000);
+    });
+    r.gauge({ name: 'socialnode_ready', help: '1 when this process can serve (state store reachable, not shutting down), else 0.' }, (g) => {
+      const s = src();
+      if (s) g.set(undefined, s.health.current().ready ? 1 : 0);
+    });
+    r.gauge({ name: 'socialnode_miner_feed_subscribers', help: 'Miner sockets subscribed to block templates on this process.' }, (g) => {
+      const s = src();
+      if (s) g.set(undefined, s.minerFeed.subscribers);
+    });
+    r.counter({ name: 'socialnode_miner_feed_rounds_total', help: 'Rounds of block templates pushed to miner sockets.' }, (c) => {
+      const s = src();
+      if (s) c.setTotal(undefined, s.minerFeed.rounds);
+    });
+    r.gauge({ name: 'socialnode_info', help: 'Always 1; labels name the state store kind and the network.', labelNames: ['store', 'network'] }, (g) => {
+      const s = src();
+      g.reset();
+      if (s) g.set({ store: s.storeKind, network: s.network }, 1);
+    });
+
+    r.gauge({ name: 'process_resident_memory_bytes', help: 'Resident set size of this process.' }, (g) => g.set(undefined, process.memoryUsage.rss()));
+    r.gauge({ name: 'nodejs_heap_used_bytes', help: 'V8 heap in use.' }, (g) => g.set(undefined, process.memoryUsage().heapUsed));
+    r.counter({ name: 'process_cpu_seconds_total', help: 'User and system CPU time of this process (all threads).' }, (c) => {
+      const u = process.cpuUsage();
+      c.setTotal(undefined, (u.user + u.system) / 1e6);
+    });
+    const startSeconds = Math.round(Date.now() / 1000 - process.uptime());
+    r.gauge({ name: 'process_start_time_seconds', help: 'Start time of the process, Unix seconds.' }, (g) => g.set(undefined, startSeconds));
+    this.loopDelay = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
+    this.loopDelay.enable();
+    r.gauge(
+      {
+        name: 'nodejs_eventloop_delay_seconds',
+        help: `Event loop delay since the previous scrape (sampled every ${EVENT_LOOP_RESOLUTION_MS} ms): p50, p99 and max. Reset by each scrape, so scrape from one place.`,
+        labelNames: ['stat'],
+      },
+      (g) => {
+        const h = this.loopDelay;
+        // Nanoseconds; NaN-free when nothing was sampled yet.
+        const s = (ns: number): number => (Number.isFinite(ns) ? ns / 1e9 : 0);
+        g.set({ stat: 'p50' }, s(h.percentile(50)));
+        g.set({ stat: 'p99' }, s(h.percentile(99)));
+        g.set({ stat: 'max' }, s(h.max));
+        h.reset();
+      },
+    );
+
+    this.cryptoPool = {
+      queueDepth: (depth: number) => {
+        if (depth > this.queuePeak) this.queuePeak = depth;
+      },
+      taskTime: (task: TaskName, ms: number) => this.cryptoTaskTime.observe({ task }, ms / 1000),
+      workerDied: (task: TaskName) => this.cryptoWorkerDeaths.inc({ task }),
+      rejected: (task: TaskName) => this.cryptoRejected.inc({ task }),
+    };
+    this.rateLimits = {
+      rejected: (cls: RateClass, scope: 'ip' | 'key') => this.rateLimited.inc({ class: cls, scope }),
+      storeError: () => this.rateLimitStoreErrors.inc(),
+    };
+  }
+
+  /** Connects the scrape-time collectors to the node's parts. */
+  attach(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  /** One answered HTTP request (the router calls this for every dispatch). */
+  observeDispatch(o: DispatchObservation): void {
+    const method = KNOWN_METHODS.has(o.method) ? o.method : 'other';
+    this.httpRequests.inc({ route: o.route, method, status_class: `${Math.floor(o.status / 100)}xx` });
+    this.httpLatency.observe({ route: o.route, method }, o.seconds);
+    this.httpBytes.inc({ encoding: o.encoding }, o.bodyBytes);
+  }
+
+  render(): Promise<string> {
+    return this.registry.render();
+  }
+
+  /** Stops the event loop delay sampler. */
+  close(): void {
+    this.loopDelay.disable();
+  }
+}
