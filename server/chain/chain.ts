@@ -140,6 +140,14 @@ export class ChainRequestError extends Error {
   override readonly name = 'ChainRequestError';
 }
 
+/** The transaction is fine but could not be admitted against a mempool that kept changing: retry. */
+export class MempoolBusyError extends Error {
+  override readonly name = 'MempoolBusyError';
+}
+
+/** Guarded admission attempts before giving up with MempoolBusyError. */
+const ADMISSION_ATTEMPTS = 16;
+
 const hex = toHex;
 const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
@@ -297,7 +305,10 @@ export class Chain {
     if (verdict!.error) throw verdict!.error;
     const signer = verdict!.signer;
 
-    for (let attempt = 0; attempt < 8; attempt++) {
+    for (let attempt = 0; attempt < ADMISSION_ATTEMPTS; attempt++) {
+      // Another admission or a block won the race: back off a little, growing and jittered, so
+      // contending processes stop colliding (a busy miner changes the mempool every block).
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
       const [existing, mined] = await this.store.getMany<unknown>([mempoolTxnKey(hashHex), chainKeys.txn(hashHex)]);
       if (existing !== undefined || mined !== undefined) throw new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined ? 'mined' : 'in the mempool'}`);
       const replay = await this.replayMempool();
@@ -333,7 +344,7 @@ export class Chain {
         return { hashHex, txn };
       }
     }
-    throw new RuleError('RuleErrorDuplicateTxn', 'the mempool is changing too fast to add this transaction; retry');
+    throw new MempoolBusyError(`the mempool changed during each of ${ADMISSION_ATTEMPTS} attempts to add this transaction; retry`);
   }
 
   /** How many transactions wait in the mempool (one store call; metrics read it per scrape). */

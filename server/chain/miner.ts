@@ -21,6 +21,8 @@ import { randomU64 } from './random.js';
 const NONCES_PER_SLICE = 50_000;
 /** Wait after a mempool event before mining, so a burst of transactions lands in one block. */
 const BATCH_DELAY_MS = 20;
+/** How long to wait before asking an unreachable store again. */
+const STORE_RETRY_MS = 1000;
 
 export interface AutoMinerOptions {
   chain: Chain;
@@ -42,6 +44,8 @@ export class AutoMiner {
   private closed = false;
   private tipChanged = false;
   private timer: NodeJS.Timeout | null = null;
+  /** Set while the store could not be read; fires a new attempt. */
+  private retryTimer: NodeJS.Timeout | null = null;
   private interval: NodeJS.Timeout | null = null;
   private unsubscribes: Unsubscribe[] = [];
   private current: Promise<void> = Promise.resolve();
@@ -127,6 +131,8 @@ export class AutoMiner {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.interval) clearInterval(this.interval);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
     this.timer = null;
     this.interval = null;
     const unsubscribes = this.unsubscribes;
@@ -165,10 +171,31 @@ export class AutoMiner {
           this.opts.log.warn({ err: (err as Error).message }, 'miner: attempt failed; retrying on the next event');
         }
         // Transactions that arrived while mining go into the next block.
-        if (!this.stopped && (await this.opts.chain.mempool()).length > 0) this.wanted = true;
+        if (!this.stopped && (await this.mempoolWaiting())) this.wanted = true;
       }
     } finally {
       this.running = false;
+    }
+  }
+
+  /**
+   * Whether transactions wait. If the store cannot say (Redis down), look again in a second:
+   * transactions admitted before the outage must still be mined after it, even if no new
+   * mempool event comes.
+   */
+  private async mempoolWaiting(): Promise<boolean> {
+    try {
+      return (await this.opts.chain.mempoolSize()) > 0;
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message }, 'miner: cannot read the mempool; retrying in 1 s');
+      if (!this.stopped && this.retryTimer === null) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          this.request();
+        }, STORE_RETRY_MS);
+        this.retryTimer.unref();
+      }
+      return false;
     }
   }
 

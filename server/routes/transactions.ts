@@ -9,7 +9,8 @@ import { decodeTxn, withSignature } from '../chain/txn/envelope.js';
 import { TxnDecodeError } from '../chain/txn/errors.js';
 import { RuleError } from '../chain/rules/errors.js';
 import { encodeBase58Check } from '../keys/base58check.js';
-import { badRequest } from '../http/errors.js';
+import { ApiError, badRequest } from '../http/errors.js';
+import { MempoolBusyError } from '../chain/chain.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
@@ -76,6 +77,7 @@ export function transactionRoutes(deps: AppDeps): Route[] {
           r = await deps.chain.submitTransaction(bytes);
         } catch (e) {
           if (e instanceof RuleError) throw badRequest(`SubmitTransaction: Problem processing transaction: ${e.message}`);
+          if (e instanceof MempoolBusyError) throw new ApiError(503, `SubmitTransaction: ${e.message}`, { 'Retry-After': '1' });
           throw e;
         }
         return json({

@@ -14,6 +14,11 @@ export interface RedisServerOptions {
   appendonly?: boolean;
   /** Listen on this port (e.g. to restart a server where clients expect it). @default a free port */
   port?: number;
+  /**
+   * Keep data in this directory (e.g. to restart on the same AOF); `stop()` leaves it for the
+   * caller to remove. @default a fresh temp dir, removed by `stop()`
+   */
+  dir?: string;
 }
 
 export interface RedisServer {
@@ -62,7 +67,7 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
   for (let i = 0; i < attempts; i++) {
     const port = opts.port ?? (await freePort());
     try {
-      return await startOn(port, opts.appendonly === true);
+      return await startOn(port, opts.appendonly === true, opts.dir);
     } catch (err) {
       lastError = err as Error;
       // Another process may have taken the port between probe and bind: try a fresh one.
@@ -74,8 +79,8 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
 
 class PortInUseError extends Error {}
 
-async function startOn(port: number, appendonly: boolean): Promise<RedisServer> {
-  const dir = await mkdtemp(join(tmpdir(), 'sn-redis-test-'));
+async function startOn(port: number, appendonly: boolean, givenDir: string | undefined): Promise<RedisServer> {
+  const dir = givenDir ?? (await mkdtemp(join(tmpdir(), 'sn-redis-test-')));
   const args = [
     '--port', String(port),
     '--bind', '127.0.0.1',
@@ -115,7 +120,7 @@ async function startOn(port: number, appendonly: boolean): Promise<RedisServer> 
         await exited;
         clearTimeout(timer);
       }
-      await rm(dir, { recursive: true, force: true });
+      if (givenDir === undefined) await rm(dir, { recursive: true, force: true });
     })();
     return stopped;
   };
