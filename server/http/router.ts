@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Network } from '../config.js';
 import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
 import { ApiError, toErrorReply } from './errors.js';
+import { parseJsonText } from './jsonText.js';
 import type { RequestLimiter } from './rateLimit.js';
 import type { Method, Reply, Route } from './route.js';
 import type { IncomingRequest, OutgoingResponse } from './uws.js';
@@ -225,7 +226,7 @@ export class Router {
 function parseJsonBody(buf: Buffer): unknown {
   if (buf.length === 0) throw new ApiError(400, 'request body is empty; send a JSON object, e.g. {}');
   try {
-    return JSON.parse(buf.toString('utf8'));
+    return parseJsonText(buf.toString('utf8'));
   } catch (err) {
     throw new ApiError(400, `malformed JSON in request body: ${(err as Error).message}`);
   }

@@ -5,6 +5,7 @@
  * Parsing never throws: a malformed request becomes an error response that carries the
  * request's `id` whenever one could be read, so a client can match it.
  */
+import { parseJsonText } from '../http/jsonText.js';
 
 export const IDENTITY_SERVICE = 'identity';
 
@@ -46,7 +47,7 @@ export function parseFrame(input: string | unknown): ParsedFrame {
   if (typeof input !== 'string') return parseFrameValue(input);
   let value: unknown;
   try {
-    value = JSON.parse(input);
+    value = parseJsonText(input);
   } catch (err) {
     return { ok: false, response: errorResponse(null, `malformed JSON: ${(err as Error).message}`) };
   }

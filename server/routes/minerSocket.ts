@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { AppDeps } from '../app.js';
 import type { MinerFeed, FeedSocket } from '../chain/minerFeed.js';
 import { badRequest, toErrorReply } from '../http/errors.js';
+import { parseJsonText } from '../http/jsonText.js';
 import { stringifyJson } from '../http/router.js';
 import { v } from '../http/schema.js';
 import { headerBytes } from './miner.js';
@@ -48,7 +49,7 @@ export async function answerMinerMessage(deps: AppDeps, feed: MinerFeed, text: s
   try {
     let msg: unknown;
     try {
-      msg = JSON.parse(text);
+      msg = parseJsonText(text);
     } catch {
       throw badRequest('message is not valid JSON');
     }

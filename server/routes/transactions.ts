@@ -56,7 +56,14 @@ export function transactionRoutes(deps: AppDeps): Route[] {
         }
         if (body.UnsignedTransactionHex !== undefined) {
           if (body.TransactionSignatureHex === undefined) throw badRequest('SubmitTransactionRequest: Must provide TransactionSignatureHex when submitting UnsignedTransactionHex.');
-          bytes = withSignature(hexBytes(body.UnsignedTransactionHex, 'unsigned transaction'), hexBytes(body.TransactionSignatureHex, 'signature'));
+          const unsigned = hexBytes(body.UnsignedTransactionHex, 'unsigned transaction');
+          const signature = hexBytes(body.TransactionSignatureHex, 'signature');
+          try {
+            bytes = withSignature(unsigned, signature);
+          } catch (e) {
+            if (e instanceof TxnDecodeError) throw badRequest(`SubmitTransactionRequest: Problem deserializing unsigned transaction from bytes: ${e.message}`);
+            throw e;
+          }
         } else if (body.TransactionHex !== undefined) {
           bytes = hexBytes(body.TransactionHex, 'transaction');
         } else {
