@@ -33,7 +33,7 @@ import { freePort } from '../test/helpers/ports.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { printRatio } from './_shared.js';
-import { printTable, ROOT, runLoadgen, startServer, stopServer, type Measured, type Row, type ServerProc, type Workload } from './http/harness.js';
+import { assertCleanRows, bestOfRounds, printTable, ROOT, serverSet, startServer, type Row, type Workload } from './http/harness.js';
 
 const NODE_HTTP_SERVER = join(ROOT, 'bench', 'http', 'nodeHttpServer.ts');
 const MAIN = join(ROOT, 'server', 'main.ts');
@@ -43,6 +43,7 @@ const DURATION_MS = 1500;
 const WARMUP_MS = 500;
 const WARMUP_RUN_MS = 1000;
 const ROUNDS = 4;
+const ROUND_OPTIONS = { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS, warmupRunMs: WARMUP_RUN_MS, rounds: ROUNDS };
 
 const WORKLOADS: Workload[] = [
   { route: '/api/v0/get-exchange-rate', method: 'GET' },
@@ -51,27 +52,13 @@ const WORKLOADS: Workload[] = [
 
 export async function run(): Promise<void> {
   const started = performance.now();
-  const servers: ServerProc[] = [];
-  const killAll = (): void => {
-    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-  };
-  // Ctrl-C skips 'exit' handlers by default; make it stop the children too.
-  const onSignal = (): void => {
-    killAll();
-    process.exit(130);
-  };
-  process.once('exit', killAll);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const servers = serverSet();
   try {
     const [uwsPort, nodePort] = [await freePort(), await freePort()];
-    const starting = [
-      startServer('uws', uwsPort, MAIN, ['--port', String(uwsPort), '--log-level', 'warn']),
-      startServer('node:http', nodePort, NODE_HTTP_SERVER, ['--port', String(nodePort)]),
-    ];
-    // Record each child as soon as it is up, so the finally block stops it even if the other fails.
-    for (const p of starting) void p.then((s) => servers.push(s), () => undefined);
-    const [uws, nodeHttp] = (await Promise.all(starting)) as [ServerProc, ServerProc];
+    const [uws, nodeHttp] = await Promise.all([
+      servers.start(startServer('uws', uwsPort, MAIN, ['--port', String(uwsPort), '--log-level', 'warn'])),
+      servers.start(startServer('node:http', nodePort, NODE_HTTP_SERVER, ['--port', String(nodePort)])),
+    ]);
 
     console.log(
       `\nHTTP front end: uWS node vs node:http (same router), ${CONNECTIONS} keep-alive connections, ` +
@@ -81,27 +68,9 @@ export async function run(): Promise<void> {
     const ratios: Array<{ route: string; uws: number; node: number }> = [];
     for (const w of WORKLOADS) {
       const label = `${w.method} ${w.route}`;
-      // One warm-up run per server (JIT, connection pools), not recorded.
-      for (const s of [nodeHttp, uws]) await runLoadgen(s, w, CONNECTIONS, WARMUP_RUN_MS, 0);
-      const best = new Map<ServerProc, Measured>();
-      const errors = new Map<ServerProc, { errors: number; non2xx: number; reconnects: number }>();
-      const rounds = new Map<ServerProc, number[]>([[nodeHttp, []], [uws, []]]);
-      for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? [nodeHttp, uws] : [uws, nodeHttp];
-        for (const s of order) {
-          const r = await runLoadgen(s, w, CONNECTIONS, DURATION_MS, WARMUP_MS);
-          const e = errors.get(s) ?? { errors: 0, non2xx: 0, reconnects: 0 };
-          errors.set(s, { errors: e.errors + r.errors, non2xx: e.non2xx + r.non2xx, reconnects: e.reconnects + r.reconnects });
-          rounds.get(s)!.push(r.reqPerSec);
-          const prev = best.get(s);
-          if (prev === undefined || r.reqPerSec > prev.reqPerSec) best.set(s, r);
-        }
-      }
-      for (const s of [nodeHttp, uws]) {
-        // Errors are summed over all rounds, so a bad round cannot hide behind a good one.
-        rows.push({ server: s.name, route: label, r: { ...best.get(s)!, ...errors.get(s)! }, rounds: rounds.get(s)! });
-      }
-      ratios.push({ route: label, uws: best.get(uws)!.reqPerSec, node: best.get(nodeHttp)!.reqPerSec });
+      const measured = await bestOfRounds([nodeHttp, uws], w, ROUND_OPTIONS);
+      for (const s of [nodeHttp, uws]) rows.push({ server: s.name, route: label, ...measured.get(s)! });
+      ratios.push({ route: label, uws: measured.get(uws)!.r.reqPerSec, node: measured.get(nodeHttp)!.r.reqPerSec });
     }
     console.log('');
     printTable(rows);
@@ -112,16 +81,9 @@ export async function run(): Promise<void> {
     if (busiest > 20) {
       console.log(`note: other processes used up to ${busiest.toFixed(0)}% of a core during the runs; numbers are contended`);
     }
-    // Neither server may close a keep-alive connection on these routes: a reconnect is a failure too.
-    const failures = rows.filter((row) => row.r.errors > 0 || row.r.non2xx > 0 || row.r.reconnects > 0 || row.r.requests === 0);
-    if (failures.length > 0) {
-      throw new Error(`http.bench: errors, non-2xx responses or reconnects from ${failures.map((f) => `${f.server} ${f.route}`).join(', ')}`);
-    }
+    assertCleanRows('http.bench', rows);
   } finally {
-    await Promise.all(servers.map(stopServer));
-    process.off('exit', killAll);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    await servers.release();
   }
 }
 

@@ -45,7 +45,8 @@ import { startRedisServer } from '../test/helpers/redisServer.js';
 import { freePort } from '../test/helpers/ports.js';
 import { printRatio } from './_shared.js';
 import { populate, type ReadBodies } from './http/populate.js';
-import { printTable, ROOT, runLoadgen, startServer, stopServer, type Measured, type Row, type ServerProc, type Workload } from './http/harness.js';
+import { parsePrometheusText, sampleValue } from '../test/helpers/promText.js';
+import { assertCleanRows, bestOfRounds, printTable, ROOT, serverSet, startServer, type Measured, type Row, type ServerProc, type Workload } from './http/harness.js';
 
 const CONNECTIONS = 64;
 const DURATION_MS = 2000;
@@ -69,17 +70,7 @@ export async function run(): Promise<void> {
   const started = performance.now();
   const redis = await startRedisServer();
   const dir = await mkdtemp(join(tmpdir(), 'read-bench-'));
-  const servers: ServerProc[] = [];
-  const killAll = (): void => {
-    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
-  };
-  const onSignal = (): void => {
-    killAll();
-    process.exit(130);
-  };
-  process.once('exit', killAll);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const servers = serverSet();
   try {
     console.log('\nSocial read routes: populating a Redis store through real transactions…');
     const bodies = await populate(redis.url, (line) => console.log(`  ${line}`));
@@ -93,16 +84,14 @@ export async function run(): Promise<void> {
 
     const ports = { node: await freePort(), noCache: await freePort(), uws: await freePort(), nodeHttp: await freePort(), sameApp: await freePort() };
     const nodeArgs = ['--redis', redis.url, '--miner', 'off', '--log-level', 'warn', '--network', 'testnet'];
-    const starting = [
-      startServer('node (uWS)', ports.node, join(ROOT, 'server', 'main.ts'), ['--port', String(ports.node), ...nodeArgs]),
-      startServer('node, no read cache', ports.noCache, join(ROOT, 'server', 'main.ts'), ['--port', String(ports.noCache), ...nodeArgs, '--read-cache-mb', '0']),
-      startServer('minimal uWS', ports.uws, join(ROOT, 'bench', 'http', 'readBaselines.ts'), ['--kind', 'uws', '--port', String(ports.uws), '--redis', redis.url]),
-      startServer('node:http', ports.nodeHttp, join(ROOT, 'bench', 'http', 'readBaselines.ts'), ['--kind', 'node-http', '--port', String(ports.nodeHttp), '--redis', redis.url]),
-      startServer('node:http+node app', ports.sameApp, join(ROOT, 'bench', 'http', 'nodeHttpServer.ts'), ['--port', String(ports.sameApp), '--redis', redis.url]),
-    ];
-    for (const p of starting) void p.then((s) => servers.push(s), () => undefined);
-    const [node, noCache, uws, nodeHttp, sameApp] = (await Promise.all(starting)) as [ServerProc, ServerProc, ServerProc, ServerProc, ServerProc];
-    const all = [node, noCache, uws, nodeHttp, sameApp];
+    const all = await Promise.all([
+      servers.start(startServer('node (uWS)', ports.node, join(ROOT, 'server', 'main.ts'), ['--port', String(ports.node), ...nodeArgs])),
+      servers.start(startServer('node, no read cache', ports.noCache, join(ROOT, 'server', 'main.ts'), ['--port', String(ports.noCache), ...nodeArgs, '--read-cache-mb', '0'])),
+      servers.start(startServer('minimal uWS', ports.uws, join(ROOT, 'bench', 'http', 'readBaselines.ts'), ['--kind', 'uws', '--port', String(ports.uws), '--redis', redis.url])),
+      servers.start(startServer('node:http', ports.nodeHttp, join(ROOT, 'bench', 'http', 'readBaselines.ts'), ['--kind', 'node-http', '--port', String(ports.nodeHttp), '--redis', redis.url])),
+      servers.start(startServer('node:http+node app', ports.sameApp, join(ROOT, 'bench', 'http', 'nodeHttpServer.ts'), ['--port', String(ports.sameApp), '--redis', redis.url])),
+    ]);
+    const [node, noCache, uws, nodeHttp, sameApp] = all as [ServerProc, ServerProc, ServerProc, ServerProc, ServerProc];
 
     // Same answers everywhere: the baselines do the node's lookups, not lighter ones.
     for (const { route, key } of ROUTES) {
@@ -116,24 +105,10 @@ export async function run(): Promise<void> {
     const rows: Row[] = [];
     const best = new Map<string, Measured>();
     for (const w of workloads) {
-      for (const s of all) await runLoadgen(s, w, CONNECTIONS, WARMUP_RUN_MS, 0);
-      const errors = new Map<ServerProc, { errors: number; non2xx: number; reconnects: number }>();
-      const rounds = new Map<ServerProc, number[]>(all.map((s) => [s, []]));
-      const bestOf = new Map<ServerProc, Measured>();
-      for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? all : [...all].reverse();
-        for (const s of order) {
-          const r = await runLoadgen(s, w, CONNECTIONS, DURATION_MS, WARMUP_MS);
-          const e = errors.get(s) ?? { errors: 0, non2xx: 0, reconnects: 0 };
-          errors.set(s, { errors: e.errors + r.errors, non2xx: e.non2xx + r.non2xx, reconnects: e.reconnects + r.reconnects });
-          rounds.get(s)!.push(r.reqPerSec);
-          const prev = bestOf.get(s);
-          if (prev === undefined || r.reqPerSec > prev.reqPerSec) bestOf.set(s, r);
-        }
-      }
+      const measured = await bestOfRounds(all, w, { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS, warmupRunMs: WARMUP_RUN_MS, rounds: ROUNDS });
       for (const s of all) {
-        const r = { ...bestOf.get(s)!, ...errors.get(s)! };
-        rows.push({ server: s.name, route: w.route.replace('/api/v0/', ''), r, rounds: rounds.get(s)! });
+        const { r, rounds } = measured.get(s)!;
+        rows.push({ server: s.name, route: w.route.replace('/api/v0/', ''), r, rounds });
         best.set(`${s.name} ${w.route}`, r);
       }
     }
@@ -157,22 +132,17 @@ export async function run(): Promise<void> {
       summary.noReadCacheVsNodeHttp[short(route)] = Number((figure(noCache, route).reqPerSec / figure(nodeHttp, route).reqPerSec).toFixed(2));
     }
     // How much of the node's load its read cache answered (its /metrics, whole run).
-    const metrics = await (await fetch(`http://127.0.0.1:${node.port}/metrics`)).text();
-    const total = (name: string): number => Number(/^(\S+)\{[^}]*\} (\S+)$/m.exec(metrics.split('\n').filter((l) => l.startsWith(name)).join('\n'))?.[2] ?? NaN);
-    const [hits, misses] = [total('socialnode_read_cache_hits_total'), total('socialnode_read_cache_misses_total')];
+    const metrics = parsePrometheusText(await (await fetch(`http://127.0.0.1:${node.port}/metrics`)).text());
+    const [hits, misses] = ['socialnode_read_cache_hits_total', 'socialnode_read_cache_misses_total'].map((name) => sampleValue(metrics, name) ?? NaN) as [number, number];
     console.log(`node read cache: ${hits} hits, ${misses} misses (${((100 * hits) / (hits + misses)).toFixed(2)}% hits; no writes during the run)`);
     console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; cpu columns are % of one core, 2 cores in all; redis-server and the idle servers are in "other cpu")`);
-    const failures = rows.filter((row) => row.r.errors > 0 || row.r.non2xx > 0 || row.r.reconnects > 0 || row.r.requests === 0);
-    if (failures.length > 0) throw new Error(`readRoutes.bench: errors, non-2xx responses or reconnects from ${failures.map((f) => `${f.server} ${f.route}`).join(', ')}`);
+    assertCleanRows('readRoutes.bench', rows);
     summary.readCacheHitRate = Number((hits / (hits + misses)).toFixed(4));
     console.log(JSON.stringify(summary));
   } finally {
-    await Promise.all(servers.map(stopServer));
+    await servers.release();
     await redis.stop();
     await rm(dir, { recursive: true, force: true });
-    process.off('exit', killAll);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
 }
 

@@ -219,3 +219,73 @@ export function printTable(rows: Row[]): void {
   for (const row of cells) console.log(line(row));
 }
 
+
+/**
+ * The server processes of one bench run. A child is tracked as soon as it is up, so `release()`
+ * stops it even if another failed to start; if the bench process exits or is interrupted
+ * (Ctrl-C skips 'exit' handlers by default) the children are killed too.
+ */
+export function serverSet(): { start(p: Promise<ServerProc>): Promise<ServerProc>; release(): Promise<void> } {
+  const servers: ServerProc[] = [];
+  const killAll = (): void => {
+    for (const s of servers) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+  };
+  const onSignal = (): void => {
+    killAll();
+    process.exit(130);
+  };
+  process.once('exit', killAll);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    start: (p) => {
+      void p.then((s) => servers.push(s), () => undefined);
+      return p;
+    },
+    release: async () => {
+      await Promise.all(servers.map(stopServer));
+      process.off('exit', killAll);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+export interface RoundOptions {
+  connections: number;
+  durationMs: number;
+  warmupMs: number;
+  /** The unrecorded warm-up run per server before the rounds (JIT, connection pools). */
+  warmupRunMs: number;
+  rounds: number;
+}
+
+/**
+ * Loads each server with `w`: one warm-up run each, then `rounds` rounds, the order reversed
+ * every other round. Per server: the best round by req/s, with errors, non-2xx and reconnects
+ * summed over all rounds (a bad round cannot hide behind a good one), and every round's req/s.
+ */
+export async function bestOfRounds(servers: readonly ServerProc[], w: Workload, o: RoundOptions): Promise<Map<ServerProc, { r: Measured; rounds: number[] }>> {
+  for (const s of servers) await runLoadgen(s, w, o.connections, o.warmupRunMs, 0);
+  const out = new Map(servers.map((s) => [s, { r: undefined as Measured | undefined, rounds: [] as number[], errors: 0, non2xx: 0, reconnects: 0 }]));
+  for (let round = 0; round < o.rounds; round++) {
+    for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
+      const r = await runLoadgen(s, w, o.connections, o.durationMs, o.warmupMs);
+      const e = out.get(s)!;
+      e.errors += r.errors;
+      e.non2xx += r.non2xx;
+      e.reconnects += r.reconnects;
+      e.rounds.push(r.reqPerSec);
+      if (e.r === undefined || r.reqPerSec > e.r.reqPerSec) e.r = r;
+    }
+  }
+  return new Map([...out].map(([s, e]) => [s, { r: { ...e.r!, errors: e.errors, non2xx: e.non2xx, reconnects: e.reconnects }, rounds: e.rounds }]));
+}
+
+/** Throws when any row had errors, non-2xx answers or reconnects (keep-alive must hold), or no requests. */
+export function assertCleanRows(bench: string, rows: readonly Row[]): void {
+  const failures = rows.filter((row) => row.r.errors > 0 || row.r.non2xx > 0 || row.r.reconnects > 0 || row.r.requests === 0);
+  if (failures.length > 0) {
+    throw new Error(`${bench}: errors, non-2xx responses or reconnects from ${failures.map((f) => `${f.server} ${f.route}`).join(', ')}`);
+  }
+}

@@ -124,7 +124,7 @@ export class AutoMiner {
       this.interval = setInterval(() => this.request(), this.opts.blockIntervalSeconds * 1000);
       this.interval.unref();
     }
-    if ((await this.opts.chain.mempool()).length > 0) this.schedule();
+    if ((await this.opts.chain.mempoolSize()) > 0) this.schedule();
   }
 
   private async unsubscribe(): Promise<void> {
