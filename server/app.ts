@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { ProcessRegistry } from './cluster/registry.js';
 import type { Config } from './config.js';
 import type { Chain } from './chain/chain.js';
-import type { AutoMiner } from './chain/miner.js';
+import type { BlockProducer } from './chain/blockProducer.js';
 import type { MinerFeed } from './chain/minerFeed.js';
 import type { CryptoService } from './crypto/service.js';
 import type { HealthMonitor } from './health.js';
@@ -35,8 +35,8 @@ export interface AppDeps {
   jwt: JwtVerifier;
   /** The chain: mempool, templates, blocks, state. */
   chain: Chain;
-  /** The built-in miner of this process, when it runs one. */
-  miner: AutoMiner | null;
+  /** The block producer role: lease, published templates and the built-in miner. */
+  producer: BlockProducer;
   /** Pushes block templates to subscribed miner sockets. */
   minerFeed: MinerFeed;
   /** This process's metrics (GET /metrics unless --no-metrics); absent in tools that build deps by hand. */

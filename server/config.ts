@@ -49,6 +49,7 @@ export interface Config {
   miner: 'auto' | 'off';
   minerPublicKey: string | undefined;
   blockIntervalSeconds: number;
+  producerLeaseMs: number;
   metrics: boolean;
   rateLimits: string;
   rateLimitLoopback: boolean;
@@ -157,12 +158,15 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: { type: 'int', min: 60, max: 10 * 365 * 86_400 }, default: 30 * 86_400,
     doc: 'Lifetime of an identity login session; renewed by approve.' },
   { key: 'miner', flag: 'miner', env: 'MINER', kind: { type: 'enum', values: ['auto', 'off'] }, default: 'auto',
-    doc: 'auto: the node mines a block within ~100 ms whenever its mempool holds transactions (one process of a cluster mines); off: only outside miners (get-block-template / submit-block).' },
+    doc: 'auto: the node mines a block within ~100 ms whenever its mempool holds transactions (only the block producer of a cluster mines); off: only outside miners (get-block-template / submit-block).' },
   { key: 'minerPublicKey', flag: 'miner-public-key', env: 'MINER_PUBLIC_KEY', kind: { type: 'string', optional: true },
     default: undefined, doc: 'Public key that receives the block rewards of the built-in miner; without it, a key made at start (logged).' },
   { key: 'blockIntervalSeconds', flag: 'block-interval-seconds', env: 'BLOCK_INTERVAL_SECONDS',
     kind: { type: 'int', min: 0, max: 86_400 }, default: 0,
     doc: 'With --miner auto, also mine a (possibly empty) block this often; 0 = only when transactions wait.' },
+  { key: 'producerLeaseMs', flag: 'producer-lease-ms', env: 'PRODUCER_LEASE_MS',
+    kind: { type: 'int', min: 300, max: 60_000 }, default: 3000,
+    doc: 'Lifetime of the block-producer lease in the store: one process of those sharing the store holds it (builds templates, runs the built-in miner) and renews it every third of this; when the holder dies another takes over within about this long. Every process must use the same value.' },
   { key: 'metrics', flag: 'metrics', env: 'METRICS', kind: { type: 'bool' }, default: true,
     doc: 'Serve Prometheus metrics of each process at GET /metrics (--no-metrics removes the route).' },
   { key: 'rateLimits', flag: 'rate-limits', env: 'RATE_LIMITS', kind: { type: 'string' }, default: DEFAULT_RATE_LIMITS,

@@ -22,7 +22,8 @@ import { MinerFeed } from './chain/minerFeed.js';
 import { answerMinerMessage, refusedMinerMessage } from './routes/minerSocket.js';
 import { AutoMiner } from './chain/miner.js';
 import { DEV_CHAIN_PARAMS } from './chain/block/params.js';
-import { CHILD_ENV } from './cluster/supervisor.js';
+import { BlockProducer } from './chain/blockProducer.js';
+import { ProducerLease } from './cluster/producerLease.js';
 import { decodePublicKey, encodePublicKey } from './keys/index.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
 import { randomBytes } from 'node:crypto';
@@ -100,27 +101,31 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     derivedKeyAuthorizer: chainDerivedKeyAuthorizer(store, chain),
     blockHeight: async () => Number((await chain.tip()).height),
   });
-  let miner: AutoMiner | null = null;
   const minerFeed = new MinerFeed({ chain, store, log });
+  // Exactly one process of those sharing the store produces blocks: the lease holder. Every
+  // process has the (paused) miner ready, so production moves with the lease.
+  const lease = new ProducerLease({ store, processId, log, ttlMs: config.producerLeaseMs });
+  const rewardPublicKey = config.miner === 'auto' ? minerRewardKey(config, log) : new Uint8Array(33);
+  const miner =
+    config.miner === 'auto'
+      ? new AutoMiner({ chain, crypto, store, rewardPublicKey, blockIntervalSeconds: config.blockIntervalSeconds, log, fence: () => lease.fence() })
+      : null;
+  const producer = new BlockProducer({ chain, store, lease, miner, defaultRewardKey: rewardPublicKey, log });
   try {
     await chain.init();
     await minerFeed.start();
-    // One miner per node: in a cluster, the first process mines (issue 8 moves this to a lease).
-    const slot = process.env[CHILD_ENV];
-    if (config.miner === 'auto' && (slot === undefined || slot === '0')) {
-      miner = new AutoMiner({ chain, crypto, store, rewardPublicKey: minerRewardKey(config, log), blockIntervalSeconds: config.blockIntervalSeconds, log });
-      await miner.start();
-    }
+    await producer.start();
   } catch (err) {
     health.stop();
     metrics.close();
+    await producer.stop().catch(() => undefined);
     await minerFeed.stop();
     await registry.stop();
     await crypto.close();
     await store.close();
     throw err;
   }
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner, minerFeed, metrics };
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, producer, minerFeed, metrics };
   const router = createRouter(deps);
 
   let closing: Promise<void> | undefined;
@@ -152,6 +157,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     refusedReply: refusedFrame,
     onStart,
     onSettled,
+    upgradeHeaders: [['X-Node-Process', processId]],
   });
   // The miner feed: templates pushed on every tip or mempool change, solved headers back.
   const minerSockets = serveWebSocket(app, ['/api/v0/miner', '/miner'], {
@@ -162,6 +168,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     refusedReply: refusedMinerMessage,
     onStart,
     onSettled,
+    upgradeHeaders: [['X-Node-Process', processId]],
   });
   serve(app, (req) => router.dispatch(req), {
     maxBodyBytes: config.maxBodyBytes,
@@ -182,7 +189,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     metrics.close();
     await registry.stop();
     await minerFeed.stop();
-    await miner?.stop();
+    await producer.stop();
     await crypto.close();
     await store.close();
     throw new StartupError((err as Error).message);
@@ -204,7 +211,8 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
       sockets.closeAll();
       minerSockets.closeAll();
       await minerFeed.stop();
-      await miner?.stop();
+      // Releases the lease: another process produces blocks from now on.
+      await producer.stop();
       // uWS sends the last corked responses from its own loop iteration; let it run once more
       // before the process may exit.
       await new Promise((resolve) => setImmediate(resolve));

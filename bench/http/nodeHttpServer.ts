@@ -14,6 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { createRouter, type AppDeps } from '../../server/app.js';
 import { createIdentity } from '../../server/identity/index.js';
 import { MinerFeed } from '../../server/chain/minerFeed.js';
+import { BlockProducer } from '../../server/chain/blockProducer.js';
+import { ProducerLease } from '../../server/cluster/producerLease.js';
 import { Chain } from '../../server/chain/chain.js';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
@@ -127,7 +129,9 @@ export async function startNodeHttpBaseline(port: number, redisUrl?: string): Pr
   const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
   await chain.init();
   const minerFeed = new MinerFeed({ chain, store, log });
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, miner: null, minerFeed };
+  // Not started: this baseline serves reads and never produces blocks.
+  const producer = new BlockProducer({ chain, store, lease: new ProducerLease({ store, processId, log }), miner: null, defaultRewardKey: new Uint8Array(33), log });
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, producer, minerFeed };
   const router = createRouter(deps);
 
   const server = createServer((req, res) => {

@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { CryptoService } from '../crypto/service.js';
-import type { Store } from '../store/types.js';
+import type { Guard, Store } from '../store/types.js';
 import { sha256d } from '../../wasm/hash.js';
 import { encodeHeader, decodeHeader, HEADER_BYTES, type BlockHeader } from './block/header.js';
 import { merkleRoot } from './block/merkle.js';
@@ -38,6 +38,8 @@ import { toHex } from '../hex.js';
 /** Pub/sub channels: a new tip, a changed mempool. */
 export const CHANNEL_TIP = 'chain:tip';
 export const CHANNEL_MEMPOOL = 'chain:mempool';
+/** The block producer's newest template: `{ BlockId }` (the record is in the store). */
+export const CHANNEL_TEMPLATE = 'chain:template';
 
 /** Bytes a signature adds at most (as construct.ts's fee estimate). */
 const MAX_DER_SIGNATURE_BYTES = 74;
@@ -91,6 +93,8 @@ interface TemplateRecord {
   /** Signed user transactions, in block order (after the reward). */
   txns: Uint8Array[];
   feesNanos: bigint;
+  /** The first mempool transaction left out, if any (for LatestBlockTemplateStats). */
+  failing: { hashHex: string; error: string; addedAtMs: number } | null;
 }
 
 export interface TemplateStats {
@@ -133,6 +137,23 @@ export interface ChainOptions {
   /** Keys that may send UPDATE_GLOBAL_PARAMS and SWAP_IDENTITY (33 bytes each). @default none */
   paramUpdaterPublicKeys?: readonly Uint8Array[];
   now?: () => number;
+}
+
+/** Options of a block write. */
+export interface BlockWriteOptions {
+  /**
+   * The block producer's lease guard (ProducerLease.fence): the block is written only while
+   * the lease still holds this term, else nothing is written and FencedError is thrown.
+   */
+  fence?: Guard;
+}
+
+/** A producer's block write refused because its lease term is over (another process leads). */
+export class FencedError extends Error {
+  override readonly name = 'FencedError';
+  constructor() {
+    super('block producer lease lost: the block was not written (another process produces blocks now)');
+  }
 }
 
 /** A block or template request refused for what it asks (answered 400). */
@@ -407,6 +428,33 @@ export class Chain {
    * `numHeaders` headers each with its own extra nonce (reference §5.6).
    */
   async blockTemplate(rewardPk33: Uint8Array, numHeaders: number): Promise<BlockTemplate> {
+    const { blockId, record } = await this.buildTemplateRecord();
+    return this.templateFor(blockId, record, rewardPk33, numHeaders);
+  }
+
+  /**
+   * Builds the current template once, for every reward key, and announces it on
+   * CHANNEL_TEMPLATE: the block producer calls this on every tip or mempool change, and every
+   * process's miner feed turns it into headers for its own miners (`publishedTemplate`)
+   * without replaying the mempool itself.
+   */
+  async publishTemplate(): Promise<string> {
+    const { blockId } = await this.buildTemplateRecord();
+    await this.store.publish(CHANNEL_TEMPLATE, { BlockId: blockId });
+    return blockId;
+  }
+
+  /**
+   * A template built by `publishTemplate` (on any process), with headers for `rewardPk33`;
+   * undefined once it expired.
+   */
+  async publishedTemplate(blockId: string, rewardPk33: Uint8Array, numHeaders: number): Promise<BlockTemplate | undefined> {
+    const record = await this.store.get<TemplateRecord>(templateKey(blockId));
+    return record && this.templateFor(blockId, record, rewardPk33, numHeaders);
+  }
+
+  /** Replays the mempool on the tip and stores the result under its content id. */
+  private async buildTemplateRecord(): Promise<{ blockId: string; record: TemplateRecord }> {
     const { tip, height, accepted, feesNanos: fees, failures } = await this.replayMempool(this.params.minerMaxBlockSizeBytes);
     const txns = accepted.map((m) => m.bytes);
     const first = failures[0];
@@ -414,31 +462,36 @@ export class Chain {
     const nowSecs = BigInt(Math.floor(this.now() / 1000));
     const tstampSecs = nowSecs > tip.tstampSecs ? nowSecs : tip.tstampSecs + 1n;
     const target = await this.targetAfter(tip);
-    const record: TemplateRecord = { prevHashHex: tip.hashHex, height, tstampSecs, targetHex: hex(target), txns, feesNanos: fees };
+    const record: TemplateRecord = { prevHashHex: tip.hashHex, height, tstampSecs, targetHex: hex(target), txns, feesNanos: fees, failing };
     // The id names the template's contents: the same tip, time and transactions give the same id.
     const idInput = Buffer.concat([fromHex(tip.hashHex), encodeUvarint(height), encodeUvarint(tstampSecs), ...txns.map((t) => txnHash(t))]);
     const blockId = hex(sha256d(idInput));
     await this.store.set(templateKey(blockId), record, { ttlMs: TEMPLATE_TTL_MS });
+    return { blockId, record };
+  }
 
+  /** Headers of a stored template for one reward key (no store access). */
+  private templateFor(blockId: string, record: TemplateRecord, rewardPk33: Uint8Array, numHeaders: number): BlockTemplate {
     const headers: Uint8Array[] = [];
     const extraNonces: bigint[] = [];
     for (let i = 0; i < numHeaders; i++) {
       // Below 2^53: the value travels as a JSON number, and JavaScript miners would round a
       // full 64-bit one (then their block's merkle root never matches).
       const extraNonce = randomU64() >> 11n;
-      const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, height, fees));
+      const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, record.height, record.feesNanos));
       headers.push(encodeHeader(this.headerFor(record, reward)));
       extraNonces.push(extraNonce);
     }
+    const { failing } = record;
     const added = failing ? new Date(failing.addedAtMs) : new Date(0);
     return {
       blockId,
-      target,
-      height,
+      target: fromHex(record.targetHex),
+      height: record.height,
       headers,
       extraNonces,
       stats: {
-        TxnCount: txns.length,
+        TxnCount: record.txns.length,
         FailingTxnError: failing?.error ?? 'You good',
         FailingTxnHash: failing?.hashHex ?? 'Nada',
         FailingTxnMinutesSinceAdded: failing ? (this.now() - failing.addedAtMs) / 60_000 : 0,
@@ -452,7 +505,7 @@ export class Chain {
    * `extraNonce`), checks the header against it, and processes it.
    * @throws {ChainRequestError} unknown template or a header that is not for it
    */
-  async submitBlock(rewardPk33: Uint8Array, headerBytes: Uint8Array, extraNonce: bigint, blockId: string): Promise<ProcessResult> {
+  async submitBlock(rewardPk33: Uint8Array, headerBytes: Uint8Array, extraNonce: bigint, blockId: string, opts: BlockWriteOptions = {}): Promise<ProcessResult> {
     if (!/^[0-9a-f]{64}$/.test(blockId)) throw new ChainRequestError(`Invalid blockID: expected 64 hex characters`);
     const record = await this.store.get<TemplateRecord>(templateKey(blockId));
     if (!record) throw new ChainRequestError(`Block with blockID ${blockId} not found (templates expire after ${TEMPLATE_TTL_MS / 60_000} minutes)`);
@@ -461,7 +514,7 @@ export class Chain {
       throw new ChainRequestError('the header is not for this template (previous block hash or height differ)');
     }
     const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, record.height, record.feesNanos));
-    return this.processBlock(headerBytes, [reward, ...record.txns]);
+    return this.processBlock(headerBytes, [reward, ...record.txns], opts);
   }
 
   // --- blocks -------------------------------------------------------------------------------
@@ -469,8 +522,10 @@ export class Chain {
   /**
    * Validates a block and, when it extends the tip, connects it atomically.
    * @throws {RuleError} / {ChainRequestError} for an invalid block (nothing is written)
+   * @throws {FencedError} when `opts.fence` no longer holds (nothing is written)
    */
-  async processBlock(headerBytes: Uint8Array, txnBytes: readonly Uint8Array[]): Promise<ProcessResult> {
+  async processBlock(headerBytes: Uint8Array, txnBytes: readonly Uint8Array[], opts: BlockWriteOptions = {}): Promise<ProcessResult> {
+    const fence = opts.fence ? [opts.fence] : [];
     const header = decodeHeaderOr400(headerBytes);
     const [hashBytes] = await this.crypto.hashHeaders([headerBytes]);
     const hashHex = hex(hashBytes!);
@@ -508,7 +563,7 @@ export class Chain {
     const extendsTip = tip.hashHex === parentTip.hashHex;
     const block: BlockRecord = { header: headerBytes, txns: [...txnBytes], height: header.height, targetHex: hex(target), mainChain: extendsTip };
     if (!extendsTip) {
-      await this.store.set(chainKeys.block(hashHex), { ...block, mainChain: false });
+      await this.storeSideBlock(hashHex, block, fence);
       return { isMainChain: false, isOrphan: false, hashHex };
     }
     const newTip: TipRecord = { hashHex, height: header.height, tstampSecs: header.tstampSecs, targetHex: hex(target) };
@@ -527,17 +582,24 @@ export class Chain {
         ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),
         { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 },
       ],
-      [{ key: chainKeys.tip, equals: tip }],
+      [{ key: chainKeys.tip, equals: tip }, ...fence],
     );
     if (!ok) {
-      // Another process moved the tip meanwhile: this block is now on a side branch.
-      await this.store.set(chainKeys.block(hashHex), { ...block, mainChain: false });
+      // Another process moved the tip meanwhile (this block is now on a side branch), or the
+      // fence fell (then storeSideBlock refuses too).
+      await this.storeSideBlock(hashHex, block, fence);
       return { isMainChain: false, isOrphan: false, hashHex };
     }
     this.log.info({ height: Number(header.height), hash: hashHex, txns: txnBytes.length - 1 }, 'block connected');
     await this.store.publish(CHANNEL_TIP, { hashHex, height: header.height.toString() });
     await this.pruneMempool();
     return { isMainChain: true, isOrphan: false, hashHex };
+  }
+
+  /** Keeps a valid block that does not extend the tip; under a fence only while it holds. */
+  private async storeSideBlock(hashHex: string, block: BlockRecord, fence: Guard[]): Promise<void> {
+    const ok = await this.store.commit([{ op: 'set', key: chainKeys.block(hashHex), value: { ...block, mainChain: false } }], fence);
+    if (!ok) throw new FencedError();
   }
 
   /** Drops mempool transactions that can never connect again (nonce expired or reused). */

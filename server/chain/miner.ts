@@ -12,9 +12,9 @@
  */
 import type { Logger } from 'pino';
 import type { CryptoService } from '../crypto/service.js';
-import type { Store, Unsubscribe } from '../store/types.js';
+import type { Guard, Store, Unsubscribe } from '../store/types.js';
 import { HEADER_OFFSETS } from './block/header.js';
-import { CHANNEL_MEMPOOL, CHANNEL_TIP, type Chain } from './chain.js';
+import { CHANNEL_MEMPOOL, CHANNEL_TIP, FencedError, type Chain } from './chain.js';
 import { randomU64 } from './random.js';
 
 /** Nonces per pool task: small enough that a stale attempt stops within milliseconds. */
@@ -33,6 +33,12 @@ export interface AutoMinerOptions {
   /** Mine an empty block this often; 0 = only when the mempool holds transactions. */
   blockIntervalSeconds: number;
   log: Logger;
+  /**
+   * The block producer's lease guard (ProducerLease.fence); null while this process does not
+   * lead. Each block is written under the guard of the term it was started in, so a miner
+   * that lost the lease (or was paused past it) never writes. @default no fence (tests)
+   */
+  fence?: () => Guard | null;
 }
 
 export class AutoMiner {
@@ -201,17 +207,26 @@ export class AutoMiner {
 
   private async mineOne(): Promise<void> {
     const { chain, crypto, log } = this.opts;
+    const fence = this.opts.fence?.();
+    if (fence === null) return;
     const rewardPublicKey = this.rewardKeys[this.attempts++ % this.rewardKeys.length]!;
     const t = await chain.blockTemplate(rewardPublicKey, 1);
     const header = t.headers[0]!;
     this.tipChanged = false;
     let start = randomU64();
     for (;;) {
-      if (this.stopped || this.tipChanged) return;
+      if (this.stopped || this.tipChanged || this.opts.fence?.() === null) return;
       const r = await crypto.mine({ header, startNonce: start, count: NONCES_PER_SLICE, target: t.target });
       if (r.found) {
         new DataView(header.buffer, header.byteOffset).setBigUint64(HEADER_OFFSETS.nonce, r.nonce);
-        const result = await chain.submitBlock(rewardPublicKey, header, t.extraNonces[0]!, t.blockId);
+        let result;
+        try {
+          result = await chain.submitBlock(rewardPublicKey, header, t.extraNonces[0]!, t.blockId, fence ? { fence } : {});
+        } catch (err) {
+          if (!(err instanceof FencedError)) throw err;
+          log.info({ height: Number(t.height) }, 'miner: lease lost before the block was written; block dropped');
+          return;
+        }
         if (result.isMainChain) {
           this.blocksMined++;
           log.debug({ height: Number(t.height), txns: t.stats.TxnCount }, 'miner: block mined');

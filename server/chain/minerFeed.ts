@@ -1,17 +1,18 @@
 /**
  * The miner feed: miners subscribe with their reward key and get a fresh block template the
- * moment the tip or the mempool changes, on any server process (the events come over the
- * store's pub/sub). Templates are built once per (reward key, header count) per change, however
- * many sockets share them.
+ * moment the tip or the mempool changes, on any server process. The block producer (the one
+ * process holding the producer lease, see blockProducer.ts) builds each template once and
+ * announces it on CHANNEL_TEMPLATE; every process's feed turns it into headers per
+ * (reward key, header count), however many sockets share them, without replaying the mempool.
  *
- * Pushes are coalesced: events arriving while templates are being built cause exactly one more
- * round afterwards, so a burst of transactions never queues a round per transaction, and the
- * last push always reflects the latest state.
+ * Pushes are coalesced: announcements arriving while headers are being built cause exactly one
+ * more round afterwards, for the newest template, so a burst never queues a round per
+ * transaction and the last push always reflects the latest state.
  * @module
  */
 import type { Logger } from 'pino';
 import type { Store, Unsubscribe } from '../store/types.js';
-import { CHANNEL_MEMPOOL, CHANNEL_TIP, type BlockTemplate, type Chain } from './chain.js';
+import { CHANNEL_TEMPLATE, type BlockTemplate, type Chain } from './chain.js';
 import { toHex } from '../hex.js';
 
 /** What the feed needs of a socket. */
@@ -51,15 +52,20 @@ export class MinerFeed {
   private pushing: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  /** The newest announced template. */
+  private latestBlockId: string | null = null;
   /** Template rounds pushed (for tests and metrics). */
   rounds = 0;
 
   constructor(private readonly opts: MinerFeedOptions) {}
 
   async start(): Promise<void> {
-    const onChange = (): void => this.changed();
-    this.unsubscribes.push(await this.opts.store.subscribe(CHANNEL_TIP, onChange));
-    this.unsubscribes.push(await this.opts.store.subscribe(CHANNEL_MEMPOOL, onChange));
+    this.unsubscribes.push(
+      await this.opts.store.subscribe(CHANNEL_TEMPLATE, (m) => {
+        const blockId = (m as { BlockId?: unknown } | null)?.BlockId;
+        if (typeof blockId === 'string') this.changed(blockId);
+      }),
+    );
   }
 
   async stop(): Promise<void> {
@@ -86,7 +92,8 @@ export class MinerFeed {
     return this.subs.get(socket.id)?.sub;
   }
 
-  private changed(): void {
+  private changed(blockId: string): void {
+    this.latestBlockId = blockId;
     if (this.stopped || this.subs.size === 0) return;
     if (this.pushing) {
       this.again = true;
@@ -105,6 +112,8 @@ export class MinerFeed {
   }
 
   private async pushRound(): Promise<void> {
+    const blockId = this.latestBlockId;
+    if (blockId === null) return;
     const groups = new Map<string, { sub: FeedSubscription; sockets: FeedSocket[] }>();
     for (const [id, { socket, sub }] of this.subs) {
       if (!socket.open) {
@@ -119,7 +128,9 @@ export class MinerFeed {
     await Promise.all(
       [...groups.values()].map(async ({ sub, sockets }) => {
         try {
-          const text = JSON.stringify({ method: 'template', params: templateJson(await this.opts.chain.blockTemplate(sub.rewardPk33, sub.numHeaders)) });
+          const t = await this.opts.chain.publishedTemplate(blockId, sub.rewardPk33, sub.numHeaders);
+          if (t === undefined) return; // expired meanwhile: a newer one is on its way
+          const text = JSON.stringify({ method: 'template', params: templateJson(t) });
           for (const s of sockets) s.send(text);
         } catch (err) {
           this.opts.log.warn({ err: (err as Error).message }, 'miner feed: could not build a template; next change retries');

@@ -10,6 +10,8 @@ export const HEARTBEAT_TTL_MS = 3 * HEARTBEAT_INTERVAL_MS;
 
 export interface ProcessEntry {
   ProcessId: string;
+  /** The OS process id (operators and fault tests signal a process by it). */
+  Pid: number;
   StartedAtUnixMs: number;
   LastSeenUnixMs: number;
 }
@@ -43,6 +45,7 @@ export class ProcessRegistry {
   private beat(): Promise<void> {
     const entry: ProcessEntry = {
       ProcessId: this.processId,
+      Pid: process.pid,
       StartedAtUnixMs: this.startedAt,
       LastSeenUnixMs: Date.now(),
     };

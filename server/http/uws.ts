@@ -259,6 +259,8 @@ export interface WebSocketEndpoint {
   /** Called when a message starts and when it is answered (or its socket closed first). */
   onStart?: () => void;
   onSettled?: () => void;
+  /** Headers of the 101 upgrade response (e.g. which server process holds the socket). */
+  upgradeHeaders?: ReadonlyArray<readonly [string, string]>;
 }
 
 export interface WebSocketServer {
@@ -299,6 +301,11 @@ export function serveWebSocket(app: Uws.TemplatedApp, patterns: readonly string[
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade: (res, req, context) => {
+      if (endpoint.upgradeHeaders?.length) {
+        // uWS writes 101 itself unless a status was written; headers need it written first.
+        res.writeStatus('101 Switching Protocols');
+        for (const [name, value] of endpoint.upgradeHeaders) res.writeHeader(name, value);
+      }
       res.upgrade<SocketState>(
         { open: true, inFlight: 0 },
         req.getHeader('sec-websocket-key'),

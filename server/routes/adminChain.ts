@@ -17,6 +17,7 @@
  *   (an empty list pauses it); `get_info` reports the chain tip as header and block tip.
  * @module
  */
+import { NoBuiltInMinerError } from '../chain/blockProducer.js';
 import type { AppDeps } from '../app.js';
 import { RuleError } from '../chain/rules/errors.js';
 import { encodeGlobalParamValue, GLOBAL_PARAM_SPECS } from '../chain/rules/globalParams.js';
@@ -166,8 +167,8 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
         if (op === 'connect_deso_node' || op === 'disconnect_deso_node') {
           throw badRequest(`NodeControlRequest: ${op} is not available: this node runs its own chain and has no peer networking (no DeSo peers to connect or disconnect)`);
         }
-        const miner = deps.miner;
         if (op === 'get_info') {
+          const miner = await deps.producer.status();
           const tip = await deps.chain.tip();
           const height = Number(tip.height);
           const tstamp = Number(tip.tstampSecs);
@@ -190,13 +191,11 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
             DeSoInboundPeers: [],
             DeSoUnconnectedPeers: [],
             RemoteNodeConnections: [],
-            MinerPublicKeys: miner?.active ? miner.rewardPublicKeys.map((k) => encodePublicKey(k, network)) : [],
+            // The node's built-in miner runs on the cluster's block producer, whichever process that is.
+            MinerPublicKeys: miner.rewardPublicKeys.map((k) => encodePublicKey(k, network)),
           });
         }
         // update_miner
-        if (miner === null) {
-          throw badRequest('NodeControlRequest: this process runs no built-in miner (the node was started with --miner off, or another process of the cluster mines)');
-        }
         const list = body.MinerPublicKeys.trim();
         const keys = list === '' ? [] : list.split(',').map((s, i) => {
           try {
@@ -207,13 +206,10 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
           }
         });
         try {
-          if (keys.length === 0) {
-            await miner.pause();
-          } else {
-            miner.setRewardKeys(keys);
-            await miner.resume();
-          }
+          // For the whole node: the producer of the moment applies it, and any later one.
+          await deps.producer.setMiner(keys.length === 0 ? 'pause' : keys);
         } catch (e) {
+          if (e instanceof NoBuiltInMinerError) throw badRequest(`NodeControlRequest: ${e.message}`);
           if (e instanceof Error && /shut down/.test(e.message)) throw new ApiError(503, 'NodeControlRequest: the node is shutting down');
           throw e;
         }

@@ -23,6 +23,8 @@ export function nodeRoutes(deps: AppDeps): Route[] {
           StoreLatencyMs: deps.health.lastPingMs,
           CryptoAcceptingWork: deps.crypto.canAcceptWork(),
           Processes: await deps.registry.list(),
+          // The process holding the block-producer lease (templates and the built-in miner).
+          BlockProducer: (await deps.producer.status()).producer,
         });
       },
     }),

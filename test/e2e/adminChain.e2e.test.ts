@@ -279,7 +279,7 @@ function suite(store: 'memory' | 'redis'): void {
       {
         name: 'with the miner paused, the waiting transactions by type: count and bytes',
         body: async (c) => {
-          await c.n.deps.miner!.pause();
+          await c.n.deps.producer.setMiner('pause');
           for (const k of [c.alice, c.bob]) {
             const t = await c.n.ok('send-deso', { ...FEE, SenderPublicKeyBase58Check: k.pk, RecipientPublicKeyOrUsername: c.carol.pk, AmountNanos: 1000 });
             const signed = await c.n.sign(t['TransactionHex'] as string, k, 'sdk');
@@ -291,7 +291,7 @@ function suite(store: 'memory' | 'redis'): void {
         check: async (r, c) => {
           const bytes = c.waiting.reduce((sum, h) => sum + h.length / 2, 0);
           assert.deepEqual(r, { TransactionSummaryStats: { BASIC_TRANSFER: { Count: 2, TotalBytes: bytes } } });
-          await c.n.deps.miner!.resume();
+          await c.n.deps.producer.setMiner('resume');
           for (const h of await c.n.deps.chain.mempool()) await c.n.waitMined(h.hashHex);
         },
       },

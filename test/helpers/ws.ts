@@ -17,6 +17,8 @@ export class WsClient {
   readonly messages: WsMessage[] = [];
   /** Resolves when the socket is closed (by either side), with the close code. */
   readonly closed: Promise<{ code: number; reason: string }>;
+  /** Headers of the 101 upgrade response (lower-case names). */
+  upgradeHeaders: Record<string, string | string[] | undefined> = {};
   private readonly listeners = new Set<() => void>();
   private isClosed = false;
 
@@ -39,6 +41,9 @@ export class WsClient {
       }
       this.messages.push({ text, isBinary, json });
       this.notify();
+    });
+    ws.once('upgrade', (res) => {
+      this.upgradeHeaders = res.headers;
     });
     // Errors after open also end in 'close'; keep them from becoming uncaught exceptions.
     ws.on('error', () => undefined);
