@@ -136,6 +136,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     chain,
     health,
     minerFeed,
+    producer,
     cryptoPool: pool,
     inFlight: () => inFlight,
     readCache: () => sharedReadCache({ chain, store, config })?.stats() ?? null,

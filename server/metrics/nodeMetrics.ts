@@ -44,6 +44,8 @@ export interface MetricsSources {
   readCache?: () => { hits: number; misses: number; entries: number; bytes: number } | null;
   health: { readonly lastPingMs: number; current(): { ready: boolean } };
   minerFeed: { readonly subscribers: number; readonly rounds: number };
+  /** The block producer role (chain/blockProducer.ts); absent in baselines without one. */
+  producer?: { readonly leading: boolean; readonly templatesPublished: number };
   /** The worker pool, when the process has one. */
   cryptoPool: { readonly queueSize: number; readonly threadCount: number } | null;
   /** HTTP requests and socket messages being handled now. */
@@ -169,6 +171,14 @@ export class NodeMetrics {
     r.counter({ name: 'socialnode_miner_feed_rounds_total', help: 'Rounds of block templates pushed to miner sockets.' }, (c) => {
       const s = src();
       if (s) c.setTotal(undefined, s.minerFeed.rounds);
+    });
+    r.gauge({ name: 'socialnode_block_producer', help: '1 while this process holds the block-producer lease (builds templates, runs the built-in miner), else 0.' }, (g) => {
+      const p = src()?.producer;
+      if (p) g.set(undefined, p.leading ? 1 : 0);
+    });
+    r.counter({ name: 'socialnode_templates_published_total', help: 'Block templates this process built and announced as the block producer.' }, (c) => {
+      const p = src()?.producer;
+      if (p) c.setTotal(undefined, p.templatesPublished);
     });
     r.gauge({ name: 'socialnode_info', help: 'Always 1; labels name the state store kind and the network.', labelNames: ['store', 'network'] }, (g) => {
       const s = src();
