@@ -149,6 +149,7 @@ export class BlockProducer {
     if (mining) {
       miner.setRewardKeys(keys);
       await miner.resume();
+      await miner.poke();
     } else {
       await miner.pause();
     }

@@ -94,6 +94,14 @@ export class AutoMiner {
     });
   }
 
+  /**
+   * Mines soon if transactions wait (a no-op while paused): the block producer calls it when
+   * it (re)gains the lease, since an attempt may have stopped for lack of it meanwhile.
+   */
+  async poke(): Promise<void> {
+    if (!this.stopped && (await this.mempoolWaiting())) this.schedule();
+  }
+
   /** Pays the next blocks to these keys, one key per block in turn (at least one key). */
   setRewardKeys(keys: readonly Uint8Array[]): void {
     if (keys.length === 0) throw new RangeError('setRewardKeys: at least one reward key; pause() stops mining');
@@ -172,7 +180,8 @@ export class AutoMiner {
       while (this.wanted && !this.stopped) {
         this.wanted = false;
         try {
-          await this.mineOne();
+          // Not the producer (any more): the lease listener pauses this miner; until then, idle.
+          if (!(await this.mineOne())) break;
         } catch (err) {
           this.opts.log.warn({ err: (err as Error).message }, 'miner: attempt failed; retrying on the next event');
         }
@@ -205,17 +214,18 @@ export class AutoMiner {
     }
   }
 
-  private async mineOne(): Promise<void> {
+  /** One block attempt; false when this process may not produce blocks (no lease). */
+  private async mineOne(): Promise<boolean> {
     const { chain, crypto, log } = this.opts;
     const fence = this.opts.fence?.();
-    if (fence === null) return;
+    if (fence === null) return false;
     const rewardPublicKey = this.rewardKeys[this.attempts++ % this.rewardKeys.length]!;
     const t = await chain.blockTemplate(rewardPublicKey, 1);
     const header = t.headers[0]!;
     this.tipChanged = false;
     let start = randomU64();
     for (;;) {
-      if (this.stopped || this.tipChanged || this.opts.fence?.() === null) return;
+      if (this.stopped || this.tipChanged || this.opts.fence?.() === null) return true;
       const r = await crypto.mine({ header, startNonce: start, count: NONCES_PER_SLICE, target: t.target });
       if (r.found) {
         new DataView(header.buffer, header.byteOffset).setBigUint64(HEADER_OFFSETS.nonce, r.nonce);
@@ -225,13 +235,13 @@ export class AutoMiner {
         } catch (err) {
           if (!(err instanceof FencedError)) throw err;
           log.info({ height: Number(t.height) }, 'miner: lease lost before the block was written; block dropped');
-          return;
+          return false;
         }
         if (result.isMainChain) {
           this.blocksMined++;
           log.debug({ height: Number(t.height), txns: t.stats.TxnCount }, 'miner: block mined');
         }
-        return;
+        return true;
       }
       start = (start + BigInt(NONCES_PER_SLICE)) & 0xffff_ffff_ffff_ffffn;
     }
