@@ -14,7 +14,7 @@
  *   envelope, spec §4.1), with no stack trace and none of the JWTs or seeds the test sends;
  * - a refused request changes nothing: chain tip, mempool size, the store's value keys, and no
  *   store write at all while it runs (a spy on the store's write methods; the process
- *   heartbeat and, for requests that pass the admin check, the audit log are exempt).
+ *   heartbeat, the producer lease's renewals and, for requests that pass the admin check, the audit log are exempt).
  * At the end the node still answers its health check.
  *
  * Seed: FUZZ_SEED (default below); runs: FUZZ_SCALE multiplies every run count. fast-check
@@ -91,8 +91,8 @@ async function mountedRoutes(url: string): Promise<RouteInfo[]> {
 
 // --- state: what a refused request must leave alone -----------------------------------------
 
-/** Keys written in the background by design: the process registry's heartbeat. */
-const BACKGROUND = /^(\(publish\) )?node:process:/;
+/** Keys written in the background by design: the process registry's heartbeat and the block producer's lease renewals. */
+const BACKGROUND = /^(\(publish\) )?node:(process:|producer:lease$)/;
 /** Written for every admin request that passes the credential check (server/admin/audit.ts). */
 const AUDIT = /^node:admin:audit/;
 
