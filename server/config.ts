@@ -6,6 +6,7 @@
 
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from './keys/index.js';
 import { redactRedisUrl } from './store/redis.js';
+import { redisUrlProblem } from './store/redisUrl.js';
 import { DEFAULT_RATE_LIMITS, parseRateLimits } from './http/rateClasses.js';
 
 export type { Network };
@@ -83,8 +84,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Address to listen on (0.0.0.0 for all interfaces).' },
   { key: 'network', flag: 'network', env: 'NETWORK', kind: { type: 'enum', values: ['testnet', 'mainnet'] },
     default: 'testnet', doc: 'Key prefixes and chain parameters: testnet (tBC… keys) or mainnet (BC1… keys).' },
-  { key: 'redisUrl', flag: 'redis', env: 'REDIS_URL', kind: { type: 'url', protocols: ['redis:', 'rediss:'] },
-    default: undefined, doc: 'Redis URL for shared state; without it the embedded in-memory store is used.' },
+  { key: 'redisUrl', flag: 'redis', env: 'REDIS_URL', kind: { type: 'url', protocols: ['redis:', 'rediss:', 'redis-sentinel:'] },
+    default: undefined, doc: 'Redis URL for shared state; without it the embedded in-memory store is used. redis://[user:password@]host:port[/db], rediss:// for TLS, or redis-sentinel://[user:password@]host1:26379[,host2:26379...]/<masterName>[?db=N] for a Sentinel-managed master (followed through failovers).' },
   { key: 'redisKeyPrefix', flag: 'redis-key-prefix', env: 'REDIS_KEY_PREFIX', kind: { type: 'string' },
     default: 'sn:', doc: 'Prefix of every Redis key and channel this node uses.' },
   { key: 'processes', flag: 'processes', env: 'PROCESSES', kind: { type: 'int', min: 1, max: 256 }, default: 1,
@@ -213,6 +214,12 @@ function parseValue(o: OptionSpec, raw: string): Config[keyof Config] {
     case 'list':
       return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
     case 'url': {
+      // A redis-sentinel:// URL lists several hosts, which WHATWG URL parsing rejects.
+      if (k.protocols.includes('redis-sentinel:') && /^redis-sentinel:/i.test(raw)) {
+        const problem = redisUrlProblem(raw);
+        if (problem !== undefined) throw new ConfigError(`${describe(o)}: ${problem}`);
+        return raw;
+      }
       let url: URL;
       try {
         url = new URL(raw);

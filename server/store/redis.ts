@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, SentinelConnector, type RedisOptions } from 'ioredis';
 import { decodeValue, encodeValue } from './codec.js';
 import {
   StoreError,
@@ -38,9 +38,16 @@ import {
   warnSubscriberError,
 } from './shared.js';
 import { prepareTake } from './tokenBucket.js';
+import { parseRedisUrl, RedisUrlError, redactRedisUrl, redisUrlSecrets, type ParsedRedisUrl } from './redisUrl.js';
+
+export { redactRedisUrl };
 
 export interface RedisStoreOptions {
-  /** `redis://[user:password@]host:port[/db]` or `rediss://...` for TLS. */
+  /**
+   * `redis://[user:password@]host:port[/db]`, `rediss://...` for TLS, or a Sentinel-managed
+   * master: `redis-sentinel://[user:password@]host1:26379[,host2:26379...]/<masterName>[?db=N]`
+   * (see redisUrl.ts; sentinel credentials go in `sentinelUsername`/`sentinelPassword`).
+   */
   url: string;
   /** Prepended to every key and channel, so several deployments can share one Redis. @default 'sn:' */
   keyPrefix?: string;
@@ -96,21 +103,6 @@ interface Channel {
   ready: Promise<void>;
 }
 
-/** The URL with its password (and password-like query parameters) replaced by `***`. */
-export function redactRedisUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return '(unparseable URL)';
-  }
-  if (parsed.password) parsed.password = '***';
-  for (const name of [...parsed.searchParams.keys()]) {
-    if (/pass|secret|token|auth/i.test(name)) parsed.searchParams.set(name, '***');
-  }
-  return parsed.toString();
-}
-
 /** SCAN MATCH treats `* ? [ ] \` as glob syntax; a literal prefix must escape them. */
 export function escapeGlob(literal: string): string {
   return literal.replace(/[*?[\]\\]/g, '\\$&');
@@ -123,6 +115,8 @@ export class RedisStore implements Store {
   private subscriber: Promise<Redis> | undefined;
   /** Latest connection error; explains a failed connect better than "Connection is closed." */
   private lastConnectionError: unknown;
+  /** Sentinel mode: why the latest sentinel asked for the master's address gave none. */
+  private lastSentinelError: unknown;
   private closed = false;
 
   private constructor(
@@ -135,6 +129,8 @@ export class RedisStore implements Store {
     /** Credentials to scrub from any server or client message before it leaves this class. */
     private readonly secrets: readonly string[],
     private readonly onError: ((err: unknown) => void) | undefined,
+    /** Connected through Redis Sentinel (`redis-sentinel://`). */
+    private readonly viaSentinel: boolean,
   ) {}
 
   /**
@@ -149,7 +145,7 @@ export class RedisStore implements Store {
     assertName(keyPrefix, 'keyPrefix');
     assertPositiveInt(connectTimeoutMs, 'connectTimeoutMs');
     assertPositiveInt(commandTimeoutMs, 'commandTimeoutMs');
-    const { shownUrl, secrets } = inspectUrl(opts.url);
+    const { parsed, shownUrl, secrets } = inspectUrl(opts.url);
 
     const clientOptions: RedisOptions = {
       lazyConnect: true,
@@ -165,9 +161,24 @@ export class RedisStore implements Store {
       keyPrefix,
       connectTimeout: connectTimeoutMs,
       commandTimeout: commandTimeoutMs,
-      retryStrategy: (attempt) => Math.min(100 * 2 ** Math.min(attempt - 1, 5), MAX_RECONNECT_DELAY_MS),
+      retryStrategy: reconnectDelay,
     };
-    const client = new Redis(opts.url, clientOptions) as CommitClient;
+    let client: CommitClient;
+    let sentinelRetry: SentinelRetry | undefined;
+    /** Set once the store exists; the connector class is shared with `duplicate()`. */
+    let reportWatchError: ((address: string, err: unknown) => void) | undefined;
+    if (parsed.kind === 'sentinel') {
+      sentinelRetry = new SentinelRetry();
+      client = new Redis({
+        ...clientOptions,
+        ...sentinelOptions(parsed, commandTimeoutMs),
+        sentinelRetryStrategy: sentinelRetry.strategy,
+        Connector: watchedSentinelConnector((address, err) => reportWatchError?.(address, err)),
+      }) as CommitClient;
+      sentinelRetry.arm(client);
+    } else {
+      client = new Redis(parsed.url, clientOptions) as CommitClient;
+    }
     client.defineCommand('storeCommit', { lua: COMMIT_LUA });
     client.defineCommand('storeTakeTokens', { lua: TAKE_TOKENS_LUA, numberOfKeys: 1 });
     const store = new RedisStore(
@@ -178,15 +189,17 @@ export class RedisStore implements Store {
       shownUrl,
       secrets,
       opts.onError,
+      sentinelRetry !== undefined,
     );
     store.watchErrors(client);
+    reportWatchError = (address, err) => store.reportWatchError(address, err);
     try {
       await withTimeout(client.connect(), connectTimeoutMs);
     } catch (err) {
       client.disconnect(); // stop the background reconnect loop
       throw new StoreError(
         'STORE_UNAVAILABLE',
-        `Cannot connect to Redis at ${shownUrl}: ${store.reason(store.lastConnectionError ?? err)}. ` +
+        `Cannot connect to Redis at ${shownUrl}: ${store.connectFailure(err)}. ` +
           'Start Redis there, or point the node at another server with --redis <url> ' +
           '(or the REDIS_URL environment variable).',
       );
@@ -445,7 +458,15 @@ export class RedisStore implements Store {
   /** The dedicated SUBSCRIBE connection, created on first use. */
   private getSubscriber(): Promise<Redis> {
     if (this.subscriber === undefined) {
-      const conn = this.client.duplicate();
+      let conn: Redis;
+      if (this.viaSentinel) {
+        // Its own fail-fast-until-ready state: a copied strategy would see the client's.
+        const retry = new SentinelRetry();
+        conn = this.client.duplicate({ sentinelRetryStrategy: retry.strategy });
+        retry.arm(conn);
+      } else {
+        conn = this.client.duplicate();
+      }
       this.watchErrors(conn);
       conn.on('messageBuffer', (channel: Buffer, message: Buffer) => {
         const entry = this.channels.get(channel.toString());
@@ -474,6 +495,31 @@ export class RedisStore implements Store {
         new StoreError('STORE_UNAVAILABLE', `Redis at ${this.shownUrl}: ${this.reason(err)}`),
       );
     });
+    // One per sentinel that gave no master address; the round's 'error' summarises them.
+    conn.on('sentinelError', (err: unknown) => {
+      this.lastSentinelError = err;
+    });
+  }
+
+  /** A failover-detector connection to one sentinel failed (the store itself may be fine). */
+  private reportWatchError(address: string, err: unknown): void {
+    if (this.closed || this.onError === undefined) return;
+    this.onError(
+      new StoreError(
+        'STORE_UNAVAILABLE',
+        `Redis at ${this.shownUrl}: sentinel ${address}, watched for failovers: ${this.reason(err)}`,
+      ),
+    );
+  }
+
+  /** Why the first connect failed, as specific as the errors seen allow. */
+  private connectFailure(err: unknown): string {
+    const last = this.lastConnectionError ?? err;
+    const message = last instanceof Error ? last.message : String(last);
+    if (this.lastSentinelError !== undefined && message.startsWith('All sentinels are unreachable')) {
+      return `no sentinel gave the master's address (last: ${this.reason(this.lastSentinelError)})`;
+    }
+    return this.reason(last);
   }
 
   private callbackErrorSink(): (err: unknown) => void {
@@ -518,6 +564,16 @@ export class RedisStore implements Store {
     } else if (message === 'timeout') {
       // Only withTimeout() around a (re)connect produces this.
       message = `no connection within ${this.connectTimeoutMs} ms (connectTimeoutMs)`;
+    } else if (message.startsWith('All sentinels are unreachable')) {
+      // ioredis: "All sentinels are unreachable[ and retry is disabled]. [Retrying ...] Last error: x"
+      const last = /Last error: ([\s\S]*)$/.exec(message)?.[1];
+      message = `no sentinel gave the master's address${last ? ` (last error: ${last})` : ''}`;
+    } else {
+      const unknown = /^connected to sentinel (\S+) successfully, but got an invalid reply: null$/.exec(message);
+      // ioredis's sentinel query client keeps the socket error to itself and reports this.
+      const closed = /^failed to connect to sentinel (\S+) because Connection is closed\.$/.exec(message);
+      if (unknown) message = `sentinel ${unknown[1]} monitors no master of that name`;
+      else if (closed) message = `cannot reach sentinel ${closed[1]} (connection refused or closed)`;
     }
     for (const secret of this.secrets) message = message.split(secret).join('***');
     return message;
@@ -531,33 +587,108 @@ function assertPositiveInt(value: unknown, what: string): void {
 }
 
 /** Validates the URL without ever echoing it raw, and collects its secrets for scrubbing. */
-function inspectUrl(url: unknown): { shownUrl: string; secrets: string[] } {
-  const hint = 'expected redis://[user:password@]host:port[/db] from --redis or REDIS_URL';
-  if (typeof url !== 'string') throw new StoreError('STORE_INVALID_ARGUMENT', `Redis URL missing (${hint})`);
-  let parsed: URL;
+function inspectUrl(url: unknown): { parsed: ParsedRedisUrl; shownUrl: string; secrets: string[] } {
+  let parsed: ParsedRedisUrl;
   try {
-    parsed = new URL(url);
-  } catch {
-    throw new StoreError('STORE_INVALID_ARGUMENT', `Redis URL is not a valid URL (${hint})`);
+    parsed = parseRedisUrl(url);
+  } catch (err) {
+    if (err instanceof RedisUrlError) throw new StoreError('STORE_INVALID_ARGUMENT', err.message);
+    throw err;
   }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new StoreError('STORE_INVALID_ARGUMENT', `Redis URL has protocol ${parsed.protocol} (${hint})`);
-  }
-  const secrets = new Set<string>();
-  const addSecret = (s: string) => {
-    if (s.length === 0) return;
-    secrets.add(s);
-    try {
-      secrets.add(decodeURIComponent(s));
-    } catch {
-      // Not percent-encoded; the raw form is already covered.
-    }
+  const text = url as string;
+  return { parsed, shownUrl: redactRedisUrl(text), secrets: redisUrlSecrets(text) };
+}
+
+/** Reconnect delay: grows from 100 ms, capped at MAX_RECONNECT_DELAY_MS; never gives up. */
+function reconnectDelay(attempt: number): number {
+  return Math.min(100 * 2 ** Math.min(Math.max(attempt, 1) - 1, 5), MAX_RECONNECT_DELAY_MS);
+}
+
+/**
+ * ioredis options for a Sentinel-managed master. ioredis asks the sentinels for the master's
+ * address on every (re)connect and, by its ready check, accepts only a node whose INFO says
+ * role:master, so after a failover the store reconnects to the promoted replica and writes
+ * never go to a replica. Between a replica's promotion and Sentinel's +switch-master
+ * announcement (about a second in test/contract/store.sentinel), the old master still accepts
+ * writes, which the failover then discards: Sentinel replication is asynchronous
+ * (`min-replicas-to-write` on the master narrows that window; no client can close it).
+ */
+function sentinelOptions(url: Extract<ParsedRedisUrl, { kind: 'sentinel' }>, commandTimeoutMs: number): RedisOptions {
+  return {
+    sentinels: url.sentinels.map(({ host, port }) => ({ host, port })),
+    name: url.name,
+    role: 'master',
+    db: url.db,
+    ...(url.username !== undefined && { username: url.username }),
+    ...(url.password !== undefined && { password: url.password }),
+    ...(url.sentinelUsername !== undefined && { sentinelUsername: url.sentinelUsername }),
+    ...(url.sentinelPassword !== undefined && { sentinelPassword: url.sentinelPassword }),
+    // A sentinel that accepts the connection and then hangs must not stall a reconnect.
+    sentinelCommandTimeout: commandTimeoutMs,
+    // Subscribe to +switch-master on the sentinels and drop the connection the moment a
+    // failover is announced, instead of writing to the old master until Sentinel demotes it
+    // (it then closes every client connection there itself).
+    failoverDetector: true,
+    // Safety net: a master demoted under an open connection answers writes with READONLY.
+    // Reconnect (through the sentinels) without resending; the failed command reports
+    // STORE_UNAVAILABLE like any other command caught by a failover.
+    reconnectOnError: (err) => (/^READONLY\b/.test(err.message) ? 1 : false),
   };
-  addSecret(parsed.password);
-  for (const [name, value] of parsed.searchParams) {
-    if (/pass|secret|token|auth/i.test(name)) addSecret(value);
+}
+
+type ConnectorClass = NonNullable<RedisOptions['Connector']>;
+
+type SentinelClientFactory = (
+  this: SentinelConnector,
+  endpoint: { host?: string; port?: number },
+  options?: Partial<RedisOptions>,
+) => Redis;
+
+/**
+ * ioredis's SentinelConnector, except that the connections its failover detector keeps to each
+ * sentinel report their errors to `report`: they have no 'error' listener of their own, so
+ * ioredis would print "[ioredis] Unhandled error event" with a stack to stderr, bypassing the
+ * node's log, for every failed (re)connect to a sentinel that is down. Hooks the internal
+ * `connectToSentinel` (ioredis 6); should that be gone, the stock connector is used.
+ */
+function watchedSentinelConnector(report: (address: string, err: unknown) => void): ConnectorClass {
+  const base = (SentinelConnector.prototype as unknown as { connectToSentinel?: SentinelClientFactory })
+    .connectToSentinel;
+  // The casts: ioredis types `Connector` as taking unknown options; it passes the client's
+  // options, which hold `sentinels` and `name` here, as SentinelConnector needs.
+  if (typeof base !== 'function') return SentinelConnector as unknown as ConnectorClass;
+  class WatchedSentinelConnector extends SentinelConnector {}
+  const connectToSentinel: SentinelClientFactory = function (endpoint, options) {
+    const conn = base.call(this, endpoint, options);
+    // Only the failover detector passes options; the one-shot address queries listen already
+    // and their failures are summarised in the connection's own 'error' / 'sentinelError'.
+    if (options !== undefined) {
+      const address = `${endpoint.host ?? 'localhost'}:${endpoint.port ?? 26379}`;
+      conn.on('error', (err: unknown) => report(address, err));
+    }
+    return conn;
+  };
+  (WatchedSentinelConnector.prototype as unknown as { connectToSentinel: SentinelClientFactory })
+    .connectToSentinel = connectToSentinel;
+  return WatchedSentinelConnector as unknown as ConnectorClass;
+}
+
+/**
+ * ioredis's sentinel connector walks the sentinel list itself and asks `sentinelRetryStrategy`
+ * after a round in which no sentinel gave the master's address: a number means "wait, then
+ * another round", null means "give up" and ends the connection for good. Until the connection
+ * has been ready once, give up after one round, so `connect` fails at once with the reason
+ * (as a refused direct connection does); after that, never give up.
+ */
+class SentinelRetry {
+  private everReady = false;
+  readonly strategy = (attempt: number): number | null => (this.everReady ? reconnectDelay(attempt) : null);
+
+  arm(conn: Redis): void {
+    conn.once('ready', () => {
+      this.everReady = true;
+    });
   }
-  return { shownUrl: redactRedisUrl(url), secrets: [...secrets] };
 }
 
 /** Rejects with Error('timeout') if `promise` has not settled within `ms`. */

@@ -58,6 +58,7 @@ describe('loadConfig', () => {
       [['--network', 'x'], {}, /--network \(NETWORK\) must be one of testnet, mainnet/],
       [['--redis', 'http://x'], {}, /--redis \(REDIS_URL\) must use redis: or rediss:/],
       [['--redis', 'not a url'], {}, /--redis \(REDIS_URL\) must be a URL/],
+      [['--redis', 'redis-sentinel://:s3cret@h1:26379'], {}, /--redis \(REDIS_URL\): .*master/],
       [['--processes', '2'], {}, /--processes \(PROCESSES\).*--redis/],
       [['--log-level', 'loud'], {}, /--log-level \(LOG_LEVEL\)/],
       [['--comp-profile-creation=maybe'], {}, /--comp-profile-creation \(COMP_PROFILE_CREATION\) must be true or false/],
@@ -78,6 +79,15 @@ describe('loadConfig', () => {
     assert.ok(!shown.includes('seedseed'), 'seed redacted');
     assert.ok(!shown.includes('pw123'), 'redis password redacted');
     assert.match(shown, /<redacted>/);
+  });
+
+  it('takes a Sentinel URL with several sentinels, and hides its passwords', () => {
+    const url = 'redis-sentinel://:pw123@10.0.0.1:26379,10.0.0.2:26380/mymaster?db=2&sentinelPassword=spw456';
+    const c = loadConfig(['--redis', url, '--processes', '2'], {});
+    assert.equal(c.redisUrl, url);
+    const shown = JSON.stringify(redactConfig(c));
+    assert.ok(!shown.includes('pw123') && !shown.includes('spw456'), `passwords redacted: ${shown}`);
+    assert.match(shown, /10\.0\.0\.2:26380\/mymaster/);
   });
 });
 
