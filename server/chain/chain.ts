@@ -83,7 +83,14 @@ interface MempoolReplay {
   failures: Array<{ entry: MempoolTxn; error: unknown }>;
   /** Whether a byte limit cut the replay short (such a replay is not cached). */
   truncated: boolean;
+  /** Admissions of other processes layered on a full replay (see extendReplay). */
+  extensions: number;
 }
+
+/** Layers of other processes' admissions on one full replay before it is rebuilt flat. */
+const MAX_REPLAY_EXTENSIONS = 64;
+/** An admission's mempool order member: the version it created, then its hash. */
+const orderMember = (version: number, hashHex: string): string => `${String(version).padStart(15, '0')}:${hashHex}`;
 
 interface TemplateRecord {
   prevHashHex: string;
@@ -347,7 +354,7 @@ export class Chain {
           // Ordered by the version this admission creates: strictly increasing across every
           // process (the commit is guarded on the previous one), so the mempool replays in
           // exactly the order its transactions were validated in.
-          { op: 'indexAdd', key: MEMPOOL_ORDER, members: [`${String(version).padStart(15, '0')}:${hashHex}`] },
+          { op: 'indexAdd', key: MEMPOOL_ORDER, members: [orderMember(version, hashHex)] },
           { op: 'set', key: MEMPOOL_VERSION, value: version },
         ],
         [{ key: MEMPOOL_VERSION, equals: baseVersion }],
@@ -393,16 +400,59 @@ export class Chain {
   private async replayMempool(maxBytes = Infinity): Promise<MempoolReplay> {
     const { tip, mempoolVersion: version } = await this.position();
     const cached = this.replayCache;
-    if (cached && cached.tip.hashHex === (tip as TipRecord).hashHex && cached.version === version && cached.bytes <= maxBytes) return cached;
-    const replay = await this.buildReplay(tip as TipRecord, version as number | undefined, maxBytes);
+    if (cached && cached.tip.hashHex === tip.hashHex && cached.version === version && cached.bytes <= maxBytes) return cached;
+    const replay =
+      (cached && maxBytes === Infinity && (await this.extendReplay(cached, tip, version))) || (await this.buildReplay(tip, version, maxBytes));
     if (!replay.truncated) this.replayCache = replay;
+    return replay;
+  }
+
+  /**
+   * The cached replay brought up to `version` by connecting only what was admitted since
+   * (usually through another process), instead of replaying the whole mempool: without this,
+   * a process whose cache another process's admission invalidated needs a full replay per
+   * attempt and keeps losing the admission race to the process that admitted last.
+   *
+   * Valid only when nothing but admissions happened in between: same tip, and one new order
+   * member per version step (a prune or a block also moves the version but adds no member).
+   * Returns null when a full replay is needed. The cached replay is not changed: the new one
+   * is a child view over it.
+   */
+  private async extendReplay(cached: MempoolReplay, tip: TipRecord, version: number | undefined): Promise<MempoolReplay | null> {
+    if (cached.truncated || cached.tip.hashHex !== tip.hashHex || version === undefined || cached.extensions >= MAX_REPLAY_EXTENSIONS) return null;
+    const from = cached.version ?? 0;
+    if (version <= from) return null;
+    const members = await this.store.indexRange(MEMPOOL_ORDER, { gte: orderMember(from + 1, ''), lt: orderMember(version + 1, '') });
+    if (members.length !== version - from) return null;
+    const hashes = members.map((m) => m.slice(m.indexOf(':') + 1));
+    const entries = await this.store.getMany<MempoolEntry>(hashes.map(mempoolTxnKey));
+    if (entries.some((e) => e === undefined)) return null;
+    const replay: MempoolReplay = {
+      ...cached,
+      version,
+      view: cached.view.child(),
+      accepted: [...cached.accepted],
+      failures: [...cached.failures],
+      extensions: cached.extensions + 1,
+    };
+    for (const [i, e] of entries.entries()) {
+      const m: MempoolTxn = { hashHex: hashes[i]!, ...e! };
+      try {
+        const r = await connectTransaction(replay.view, decodeTxn(m.bytes), { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer }, this.context(replay.height));
+        replay.accepted.push(m);
+        replay.feesNanos += r.feeNanos;
+        replay.bytes += m.bytes.length;
+      } catch (error) {
+        replay.failures.push({ entry: m, error });
+      }
+    }
     return replay;
   }
 
   private async buildReplay(tip: TipRecord, version: number | undefined, maxBytes: number): Promise<MempoolReplay> {
     const height = tip.height + 1n;
     const view = StateView.over(this.store);
-    const replay: MempoolReplay = { tip, version, height, view, accepted: [], bytes: 0, feesNanos: 0n, failures: [], truncated: false };
+    const replay: MempoolReplay = { tip, version, height, view, accepted: [], bytes: 0, feesNanos: 0n, failures: [], truncated: false, extensions: 0 };
     for (const m of await this.mempool()) {
       if (replay.bytes + m.bytes.length > maxBytes) {
         replay.truncated = true;

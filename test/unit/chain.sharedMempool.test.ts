@@ -1,0 +1,103 @@
+/**
+ * One mempool shared by several processes (issue 8): two Chain instances over one store stand
+ * for two server processes. Admissions alternate between them; each brings its cached replay
+ * up to date by connecting only the other's new admissions (no full replay), and the pending
+ * state it sees always equals a full replay's. A prune or a block forces a full replay.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
+import { Chain } from '../../server/chain/chain.js';
+import { constructTxn } from '../../server/chain/construct.js';
+import { chainKeys } from '../../server/chain/state/keys.js';
+import { InlineCrypto } from '../../server/crypto/inline.js';
+import { signTransaction } from '../../server/identity/signTxn.js';
+import { MemoryStore } from '../../server/store/memory.js';
+import type { IndexRange } from '../../server/store/types.js';
+import { getPublicKey } from '../../wasm/secp256k1.js';
+import { solveHeader } from '../helpers/mining.js';
+
+const log = pino({ level: 'silent' });
+const crypto = new InlineCrypto();
+const store = new MemoryStore();
+/** Full reads of the mempool order (a full replay), counted per test. */
+let fullOrderReads = 0;
+const indexRange = store.indexRange.bind(store);
+store.indexRange = (key: string, range?: IndexRange) => {
+  if (key === 'mempool:order' && range === undefined) fullOrderReads++;
+  return indexRange(key, range);
+};
+const processA = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+const processB = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+
+const newKey = () => {
+  const secret = new Uint8Array(randomBytes(32));
+  return { secret, pk: getPublicKey(secret, true) };
+};
+const alice = newKey();
+const bob = newKey();
+
+before(async () => {
+  await processA.init();
+  const t = await processA.blockTemplate(alice.pk, 1);
+  await processA.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
+});
+after(async () => {
+  await store.close();
+  await crypto.close();
+});
+
+async function transfer(amount: bigint): Promise<Uint8Array> {
+  const tip = await processA.tip();
+  const c = constructTxn({
+    publicKey: alice.pk,
+    metadata: { type: 'BASIC_TRANSFER' },
+    outputs: [{ publicKey: bob.pk, amountNanos: amount }],
+    minFeeRateNanosPerKB: 1000n,
+    networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
+    tipHeight: tip.height,
+    maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
+  });
+  return signTransaction(crypto, c.bytes, alice.secret, { derived: false });
+}
+
+/** Bob's balance in the pending state of a chain, and of a fresh process (a full replay). */
+async function pendingBalances(chain: Chain): Promise<[bigint | undefined, bigint | undefined]> {
+  const fresh = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+  const key = chainKeys.balance(bob.pk);
+  return [await (await chain.pendingView()).get<bigint>(key), await (await fresh.pendingView()).get<bigint>(key)];
+}
+
+describe('a mempool shared by two processes', () => {
+  it('admissions alternate between processes without a full replay, and each sees the full replay\'s state', async () => {
+    // Warm both caches.
+    await processA.submitTransaction(await transfer(1000n));
+    await processB.submitTransaction(await transfer(1000n));
+    fullOrderReads = 0;
+    for (let i = 0; i < 10; i++) {
+      const chain = i % 2 === 0 ? processA : processB;
+      await chain.submitTransaction(await transfer(BigInt(1000 + i)));
+    }
+    assert.equal(fullOrderReads, 0, 'each process extended its replay with the other\'s admissions');
+    for (const chain of [processA, processB]) {
+      const [seen, full] = await pendingBalances(chain);
+      assert.equal(seen, full, 'the extended replay equals a full replay');
+    }
+    assert.equal(await processB.mempoolSize(), 12);
+    const t = await processB.blockTemplate(alice.pk, 1);
+    assert.equal(t.stats.TxnCount, 12, 'the template holds every admission, in order');
+  });
+
+  it('a new block makes the next admission replay in full', async () => {
+    const t = await processA.blockTemplate(alice.pk, 1);
+    const r = await processA.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
+    assert.ok(r.isMainChain, 'the block connected');
+    fullOrderReads = 0;
+    await processB.submitTransaction(await transfer(5000n));
+    assert.ok(fullOrderReads > 0, 'a new tip: full replay');
+    const [seen, full] = await pendingBalances(processB);
+    assert.equal(seen, full);
+  });
+});
