@@ -13,13 +13,22 @@
 import type { Logger } from 'pino';
 import type { Store, Unsubscribe } from '../store/types.js';
 import { LEASE_KEY, type LeaseRecord, type ProducerLease } from '../cluster/producerLease.js';
-import { CHANNEL_MEMPOOL, CHANNEL_TIP, type Chain } from './chain.js';
+import { CHANNEL_MEMPOOL, CHANNEL_TIP, PUBLISHED_TEMPLATE_TTL_MS, type Chain } from './chain.js';
 import type { AutoMiner } from './miner.js';
 import { toHex } from '../hex.js';
 
 export const MINER_CONTROL_KEY = 'node:miner:control';
 export const MINER_CONTROL_CHANNEL = 'node:miner:control';
 export const MINER_STATUS_KEY = 'node:miner:status';
+
+/**
+ * Least time between two announced templates: a burst of admissions costs one template per
+ * interval (each is a stored record), not one per transaction. The first change after a quiet
+ * spell is announced at once.
+ */
+const MIN_TEMPLATE_INTERVAL_MS = 50;
+/** While nothing changes, the producer re-announces this often, so held templates never expire. */
+const TEMPLATE_REFRESH_MS = PUBLISHED_TEMPLATE_TTL_MS / 2;
 
 /** The operator's setting for the built-in miner (absent: mining, to the default key). */
 export interface MinerControl {
@@ -70,6 +79,8 @@ export class BlockProducer {
   private again = false;
   private syncing: Promise<void> = Promise.resolve();
   private stopped = false;
+  private lastPublishAt = -Infinity;
+  private refresh: NodeJS.Timeout | null = null;
   /** Templates this process published (for tests and metrics). */
   templatesPublished = 0;
 
@@ -88,11 +99,16 @@ export class BlockProducer {
     });
     await lease.start();
     await this.syncing;
+    this.refresh = setInterval(() => {
+      if (performance.now() - this.lastPublishAt >= TEMPLATE_REFRESH_MS) this.changed();
+    }, TEMPLATE_REFRESH_MS / 4);
+    this.refresh.unref();
   }
 
   /** Gives up production (the lease goes to another process at once) and stops the miner. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.refresh) clearInterval(this.refresh);
     await Promise.all(this.unsubscribes.map((u) => u().catch(() => undefined)));
     await this.opts.lease.stop();
     await this.syncing;
@@ -177,7 +193,10 @@ export class BlockProducer {
   private async publishRounds(): Promise<void> {
     do {
       this.again = false;
+      const wait = this.lastPublishAt + MIN_TEMPLATE_INTERVAL_MS - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       try {
+        this.lastPublishAt = performance.now();
         await this.opts.chain.publishTemplate();
         this.templatesPublished++;
       } catch (err) {

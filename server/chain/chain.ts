@@ -47,6 +47,12 @@ const MAX_DER_SIGNATURE_BYTES = 74;
 export const MAX_TXN_BYTES = 100_000;
 /** How long a block template stays valid for submit-block. */
 const TEMPLATE_TTL_MS = 10 * 60_000;
+/**
+ * How long an announced template stays valid: shorter, because the producer announces one per
+ * mempool change whether or not anyone mines it; it re-announces well within this while
+ * quiet (blockProducer.ts), so a template a miner holds never expires under it.
+ */
+export const PUBLISHED_TEMPLATE_TTL_MS = 2 * 60_000;
 
 const MEMPOOL_ORDER = 'mempool:order';
 const MEMPOOL_VERSION = 'mempool:version';
@@ -489,7 +495,7 @@ export class Chain {
    * without replaying the mempool itself.
    */
   async publishTemplate(): Promise<string> {
-    const { blockId } = await this.buildTemplateRecord();
+    const { blockId } = await this.buildTemplateRecord(PUBLISHED_TEMPLATE_TTL_MS);
     await this.store.publish(CHANNEL_TEMPLATE, { BlockId: blockId });
     return blockId;
   }
@@ -504,7 +510,7 @@ export class Chain {
   }
 
   /** Replays the mempool on the tip and stores the result under its content id. */
-  private async buildTemplateRecord(): Promise<{ blockId: string; record: TemplateRecord }> {
+  private async buildTemplateRecord(ttlMs = TEMPLATE_TTL_MS): Promise<{ blockId: string; record: TemplateRecord }> {
     const { tip, height, accepted, feesNanos: fees, failures } = await this.replayMempool(this.params.minerMaxBlockSizeBytes);
     const txns = accepted.map((m) => m.bytes);
     const first = failures[0];
@@ -516,7 +522,7 @@ export class Chain {
     // The id names the template's contents: the same tip, time and transactions give the same id.
     const idInput = Buffer.concat([fromHex(tip.hashHex), encodeUvarint(height), encodeUvarint(tstampSecs), ...txns.map((t) => txnHash(t))]);
     const blockId = hex(sha256d(idInput));
-    await this.store.set(templateKey(blockId), record, { ttlMs: TEMPLATE_TTL_MS });
+    await this.store.set(templateKey(blockId), record, { ttlMs });
     return { blockId, record };
   }
 
@@ -558,7 +564,7 @@ export class Chain {
   async submitBlock(rewardPk33: Uint8Array, headerBytes: Uint8Array, extraNonce: bigint, blockId: string, opts: BlockWriteOptions = {}): Promise<ProcessResult> {
     if (!/^[0-9a-f]{64}$/.test(blockId)) throw new ChainRequestError(`Invalid blockID: expected 64 hex characters`);
     const record = await this.store.get<TemplateRecord>(templateKey(blockId));
-    if (!record) throw new ChainRequestError(`Block with blockID ${blockId} not found (templates expire after ${TEMPLATE_TTL_MS / 60_000} minutes)`);
+    if (!record) throw new ChainRequestError(`Block with blockID ${blockId} not found (templates expire after ${PUBLISHED_TEMPLATE_TTL_MS / 60_000} to ${TEMPLATE_TTL_MS / 60_000} minutes)`);
     const header = decodeHeaderOr400(headerBytes);
     if (hex(header.prevBlockHash) !== record.prevHashHex || header.height !== record.height) {
       throw new ChainRequestError('the header is not for this template (previous block hash or height differ)');
