@@ -407,11 +407,24 @@ export class Chain {
     const { tip, mempoolVersion: version } = await this.position();
     const cached = this.replayCache;
     if (cached && cached.tip.hashHex === tip.hashHex && cached.version === version && cached.bytes <= maxBytes) return cached;
-    const replay =
-      (cached && maxBytes === Infinity && (await this.extendReplay(cached, tip, version))) || (await this.buildReplay(tip, version, maxBytes));
-    if (!replay.truncated) this.replayCache = replay;
-    return replay;
+    // Requests arriving together after a change share one replay instead of each building one
+    // (under a stream of writes, dozens of reads would otherwise replay the same mempool at once).
+    const key = `${tip.hashHex}:${version}:${maxBytes}`;
+    let building = this.replaysInFlight.get(key);
+    if (building === undefined) {
+      building = (async () => {
+        const replay =
+          (cached && maxBytes === Infinity && (await this.extendReplay(cached, tip, version))) || (await this.buildReplay(tip, version, maxBytes));
+        if (!replay.truncated) this.replayCache = replay;
+        return replay;
+      })().finally(() => this.replaysInFlight.delete(key));
+      this.replaysInFlight.set(key, building);
+    }
+    return building;
   }
+
+  /** Replays being built, by (tip, mempool version, byte limit). */
+  private readonly replaysInFlight = new Map<string, Promise<MempoolReplay>>();
 
   /**
    * The cached replay brought up to `version` by connecting only what was admitted since
