@@ -7,9 +7,11 @@
  *   node --import tsx bench/http/loadgen.ts --port 17001 --path /api/v0/get-app-state \
  *     --method POST --body '{}' --connections 32 --duration-ms 3000 --warmup-ms 500
  *
- * (`--bodies-file bodies.json` instead of `--body` sends a JSON array's bodies in turn)
+ * (`--bodies-file bodies.json` instead of `--body` sends a JSON array's bodies in turn;
+ * `--requests-file mix.json` sends a JSON array of {path, method?, body?, label?} in turn, a
+ * mixed workload over several routes, with latencies reported per label too)
  *
- * prints one JSON line: { requests, errors, non2xx, reconnects, reqPerSec, p50ms, p99ms, maxMs, cpuPct }.
+ * prints one JSON line: { requests, errors, non2xx, reconnects, reqPerSec, p50ms, p99ms, maxMs, cpuPct, byLabel? }.
  * Only responses completed inside the measured window (after the warm-up) count.
  * @module
  */
@@ -28,6 +30,12 @@ export interface LoadOptions {
    * connections), so a read route is loaded over many keys rather than one. Overrides `body`.
    */
   bodies?: readonly string[];
+  /**
+   * Requests sent in turn (request i is requests[i % n]), each with its own path, method and
+   * body: one run over several routes. Overrides `path`, `method`, `body` and `bodies`. When
+   * any has a `label`, the result carries `byLabel` (unlabelled requests count as their path).
+   */
+  requests?: readonly LoadRequest[];
   /** Sent when a body is given. @default 'application/json' */
   contentType?: string;
   /** @default 32 */
@@ -39,6 +47,23 @@ export interface LoadOptions {
   /** Called when the measured window opens and closes (the bench samples server CPU there). */
   onMeasureStart?: () => void;
   onMeasureEnd?: () => void;
+}
+
+export interface LoadRequest {
+  path: string;
+  /** @default the run's `method`, else GET */
+  method?: string;
+  body?: string;
+  label?: string;
+}
+
+/** One label's share of a mixed run (measured window only). */
+export interface LabelResult {
+  requests: number;
+  non2xx: number;
+  p50ms: number;
+  p99ms: number;
+  maxMs: number;
 }
 
 export interface LoadResult {
@@ -56,6 +81,8 @@ export interface LoadResult {
   maxMs: number;
   /** This process's CPU (user + system) during the window, % of one core. */
   cpuPct: number;
+  /** Per label, when `requests` carried labels. */
+  byLabel?: Record<string, LabelResult>;
 }
 
 const CR = 13;
@@ -91,18 +118,26 @@ function lineEnd(data: Buffer, p: number, end: number): number {
 
 class Latencies {
   private buf = new Float64Array(1 << 16);
+  /** The label index of each sample (mixed runs). */
+  private tags = new Uint16Array(1 << 16);
   length = 0;
-  push(ns: number): void {
+  push(ns: number, tag = 0): void {
     if (this.length === this.buf.length) {
       const next = new Float64Array(this.buf.length * 2);
       next.set(this.buf);
       this.buf = next;
+      const nextTags = new Uint16Array(this.tags.length * 2);
+      nextTags.set(this.tags);
+      this.tags = nextTags;
     }
+    this.tags[this.length] = tag;
     this.buf[this.length++] = ns;
   }
-  /** Sorted copy of the samples, in ms. */
-  sortedMs(): Float64Array {
-    const out = this.buf.slice(0, this.length).sort();
+  /** Sorted copy of the samples (only those tagged `tag`, if given), in ms. */
+  sortedMs(tag?: number): Float64Array {
+    let out = this.buf.slice(0, this.length);
+    if (tag !== undefined) out = out.filter((_, i) => this.tags[i] === tag);
+    out.sort();
     for (let i = 0; i < out.length; i++) out[i]! /= 1e6;
     return out;
   }
@@ -135,18 +170,31 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const durationMs = opts.durationMs ?? 3000;
   const warmupMs = opts.warmupMs ?? 500;
   const bodies: ReadonlyArray<string | undefined> = opts.bodies !== undefined && opts.bodies.length > 0 ? opts.bodies : [opts.body];
+  const requestList: readonly LoadRequest[] =
+    opts.requests !== undefined && opts.requests.length > 0 ? opts.requests : bodies.map((body) => ({ path: opts.path ?? '/', body }));
+  const labelled = opts.requests?.some((r) => r.label !== undefined) === true;
+  const labels: string[] = [];
+  /** Label index of each prebuilt request. */
+  const tagOf = requestList.map((r) => {
+    const label = r.label ?? r.path;
+    const i = labels.indexOf(label);
+    return i === -1 ? labels.push(label) - 1 : i;
+  });
+  if (labels.length > 0xffff) throw new Error('loadgen: more than 65535 labels');
   // Prebuilt, so the generator's own cost per request stays one socket write.
-  const prebuilt = bodies.map((body) =>
+  const prebuilt = requestList.map((r) =>
     buildRequest({
       host,
       port: opts.port,
-      path: opts.path ?? '/',
-      method: (opts.method ?? 'GET').toUpperCase(),
-      body,
+      path: r.path,
+      method: (r.method ?? opts.method ?? 'GET').toUpperCase(),
+      body: r.body,
       contentType: opts.contentType ?? 'application/json',
     }),
   );
   let nextRequest = 0;
+  /** Per label: requests and non-2xx in the measured window (mixed runs). */
+  const labelCounts = labels.map(() => ({ requests: 0, non2xx: 0 }));
 
   const latencies = new Latencies();
   let requests = 0;
@@ -170,6 +218,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     let closeAfter = false;
     let inFlight = false;
     let sentAt = 0n;
+    let sentTag = 0;
     let failed = false;
 
     const send = (): void => {
@@ -177,6 +226,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
       state = S_HEADERS;
       closeAfter = false;
       sentAt = process.hrtime.bigint();
+      sentTag = tagOf[nextRequest]!;
       socket.write(prebuilt[nextRequest]!);
       nextRequest = nextRequest + 1 === prebuilt.length ? 0 : nextRequest + 1;
     };
@@ -191,9 +241,15 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     const complete = (): void => {
       inFlight = false;
       if (phase === 1) {
-        latencies.push(Number(process.hrtime.bigint() - sentAt));
+        latencies.push(Number(process.hrtime.bigint() - sentAt), sentTag);
         requests++;
-        if (status < 200 || status > 299) non2xx++;
+        const bad = status < 200 || status > 299;
+        if (bad) non2xx++;
+        if (labelled) {
+          const c = labelCounts[sentTag]!;
+          c.requests++;
+          if (bad) c.non2xx++;
+        }
       }
       if (phase === 2) socket.end();
       else if (closeAfter) socket.end(); // 'close' reconnects
@@ -338,6 +394,18 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
           maxMs: sorted.length ? sorted[sorted.length - 1]! : NaN,
           cpuPct: ((cpu.user + cpu.system) / 1e3 / (elapsedNs / 1e6)) * 100,
         };
+        if (labelled) {
+          result.byLabel = {};
+          labels.forEach((label, tag) => {
+            const own = latencies.sortedMs(tag);
+            result.byLabel![label] = {
+              ...labelCounts[tag]!,
+              p50ms: percentile(own, 0.5),
+              p99ms: percentile(own, 0.99),
+              maxMs: own.length ? own[own.length - 1]! : NaN,
+            };
+          });
+        }
         // Let in-flight requests finish so the servers see clean closes, but do not wait long.
         const hardStop = setTimeout(() => finish?.(), 2000);
         void allClosed.then(() => {
@@ -349,6 +417,22 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
         if (open === 0) finish?.();
       }, durationMs);
     }, warmupMs);
+  });
+}
+
+/** `--requests-file f.json`: a JSON array of {path, method?, body?, label?} (object bodies are stringified). */
+function requestsFile(path: string | undefined): LoadRequest[] | undefined {
+  if (path === undefined) return undefined;
+  const list = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  if (!Array.isArray(list) || list.length === 0) throw new Error(`--requests-file ${path} must hold a non-empty JSON array`);
+  return list.map((r: { path?: unknown; method?: unknown; body?: unknown; label?: unknown }, i) => {
+    if (typeof r?.path !== 'string') throw new Error(`--requests-file ${path}: entry ${i} has no string "path"`);
+    return {
+      path: r.path,
+      ...(typeof r.method === 'string' ? { method: r.method } : {}),
+      ...(r.body !== undefined ? { body: typeof r.body === 'string' ? r.body : JSON.stringify(r.body) } : {}),
+      ...(typeof r.label === 'string' ? { label: r.label } : {}),
+    };
   });
 }
 
@@ -381,6 +465,7 @@ function parseArgs(argv: readonly string[]): LoadOptions {
     method: get('method'),
     body: get('body'),
     bodies: bodiesFile(get('bodies-file')),
+    requests: requestsFile(get('requests-file')),
     contentType: get('content-type'),
     connections: int('connections', undefined),
     durationMs: int('duration-ms', undefined),
