@@ -91,8 +91,12 @@ async function mountedRoutes(url: string): Promise<RouteInfo[]> {
 
 // --- state: what a refused request must leave alone -----------------------------------------
 
-/** Keys written in the background by design: the process registry's heartbeat and the block producer's lease renewals. */
-const BACKGROUND = /^(\(publish\) )?node:(process:|producer:lease$)/;
+/**
+ * Keys written in the background by design: the process registry's heartbeat, the block
+ * producer's lease renewals, and the templates it announces after earlier accepted changes
+ * (content-addressed records, not chain state).
+ */
+const BACKGROUND = /^(\(publish\) )?(node:(process:|producer:lease$)|chain:template(:|$))/;
 /** Written for every admin request that passes the credential check (server/admin/audit.ts). */
 const AUDIT = /^node:admin:audit/;
 
