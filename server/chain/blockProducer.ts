@@ -15,7 +15,7 @@ import type { Store, Unsubscribe } from '../store/types.js';
 import { LEASE_KEY, type LeaseRecord, type ProducerLease } from '../cluster/producerLease.js';
 import { CHANNEL_MEMPOOL, CHANNEL_TIP, PUBLISHED_TEMPLATE_TTL_MS, type Chain } from './chain.js';
 import type { AutoMiner } from './miner.js';
-import { toHex } from '../hex.js';
+import { fromHex, toHex } from '../hex.js';
 
 export const MINER_CONTROL_KEY = 'node:miner:control';
 export const MINER_CONTROL_CHANNEL = 'node:miner:control';
@@ -141,7 +141,7 @@ export class BlockProducer {
     const producer = (holder as LeaseRecord | undefined) ?? null;
     const s = status as MinerStatusRecord | undefined;
     const mining = producer !== null && s !== undefined && s.Epoch === producer.Epoch && s.Mining;
-    return { producer, mining, rewardPublicKeys: mining ? s.RewardPublicKeysHex.map((h) => new Uint8Array(Buffer.from(h, 'hex'))) : [] };
+    return { producer, mining, rewardPublicKeys: mining ? s.RewardPublicKeysHex.map(fromHex) : [] };
   }
 
   /** Brings the miner in line with the lease and the operator's setting, one step at a time. */
@@ -160,7 +160,7 @@ export class BlockProducer {
       return;
     }
     const control = await store.get<MinerControl>(MINER_CONTROL_KEY);
-    const keys = control?.RewardPublicKeysHex.length ? control.RewardPublicKeysHex.map((h) => new Uint8Array(Buffer.from(h, 'hex'))) : [this.opts.defaultRewardKey];
+    const keys = control?.RewardPublicKeysHex.length ? control.RewardPublicKeysHex.map(fromHex) : [this.opts.defaultRewardKey];
     const mining = control?.Paused !== true;
     if (mining) {
       miner.setRewardKeys(keys);

@@ -33,7 +33,7 @@ import type { StateReader } from './state/reader.js';
 import { getGlobalParams, globalParamsDefaults, type GlobalParams } from './state/globalParams.js';
 import { randomU64 } from './random.js';
 import { FreshRead } from './freshRead.js';
-import { toHex } from '../hex.js';
+import { toHex, fromHex } from '../hex.js';
 
 /** Pub/sub channels: a new tip, a changed mempool. */
 export const CHANNEL_TIP = 'chain:tip';
@@ -183,7 +183,6 @@ export class MempoolBusyError extends Error {
 const ADMISSION_ATTEMPTS = 16;
 
 const hex = toHex;
-const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
 export class Chain {
   private readonly store: Store;
@@ -454,38 +453,31 @@ export class Chain {
       failures: [...cached.failures],
       extensions: cached.extensions + 1,
     };
-    for (const [i, e] of entries.entries()) {
-      const m: MempoolTxn = { hashHex: hashes[i]!, ...e! };
-      try {
-        const r = await connectTransaction(replay.view, decodeTxn(m.bytes), { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer }, this.context(replay.height));
-        replay.accepted.push(m);
-        replay.feesNanos += r.feeNanos;
-        replay.bytes += m.bytes.length;
-      } catch (error) {
-        replay.failures.push({ entry: m, error });
-      }
-    }
+    for (const [i, e] of entries.entries()) await this.replayOne(replay, { hashHex: hashes[i]!, ...e! });
     return replay;
   }
 
+  /** Connects one mempool transaction onto a replay: accepted with its fee, or a failure with why. */
+  private async replayOne(replay: MempoolReplay, m: MempoolTxn): Promise<void> {
+    try {
+      const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
+      const r = await connectTransaction(replay.view, decodeTxn(m.bytes), info, this.context(replay.height));
+      replay.accepted.push(m);
+      replay.feesNanos += r.feeNanos;
+      replay.bytes += m.bytes.length;
+    } catch (error) {
+      replay.failures.push({ entry: m, error });
+    }
+  }
+
   private async buildReplay(tip: TipRecord, version: number | undefined, maxBytes: number): Promise<MempoolReplay> {
-    const height = tip.height + 1n;
-    const view = StateView.over(this.store);
-    const replay: MempoolReplay = { tip, version, height, view, accepted: [], bytes: 0, feesNanos: 0n, failures: [], truncated: false, extensions: 0 };
+    const replay: MempoolReplay = { tip, version, height: tip.height + 1n, view: StateView.over(this.store), accepted: [], bytes: 0, feesNanos: 0n, failures: [], truncated: false, extensions: 0 };
     for (const m of await this.mempool()) {
       if (replay.bytes + m.bytes.length > maxBytes) {
         replay.truncated = true;
         break;
       }
-      try {
-        const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
-        const r = await connectTransaction(view, decodeTxn(m.bytes), info, this.context(height));
-        replay.accepted.push(m);
-        replay.feesNanos += r.feeNanos;
-        replay.bytes += m.bytes.length;
-      } catch (error) {
-        replay.failures.push({ entry: m, error });
-      }
+      await this.replayOne(replay, m);
     }
     return replay;
   }

@@ -20,7 +20,7 @@ import type { StateIndexReader } from '../chain/state/reader.js';
 import { PARAM_UPDATER_PUBLIC_KEYS } from '../chain/rules/profiles.js';
 import { AuthorizeDerivedKeyOperation } from '../chain/txn/metadata.js';
 import { decodeSpendingLimit } from '../chain/txn/spendingLimit.js';
-import { toHex } from '../hex.js';
+import { toHex, fromHex } from '../hex.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
 import { postEntryResponse } from '../routes/posts.js';
 import { extraDataMap, profileRecordResponse } from './profileEntry.js';
@@ -28,7 +28,6 @@ import { transactionSpendingLimitResponse } from './spendingLimitResponse.js';
 import { getTutorialState } from './tutorial.js';
 import { blockedKeysHex, getUserMetadata, moderationFlags } from './userMetadata.js';
 
-const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 const b58 = (pk: Uint8Array, network: Network): string => encodePublicKey(pk, network);
 
 /** A refused request: the route answers it as 400 (or `status`) with this message. */

@@ -26,7 +26,7 @@
  * (`RuleErrorInvalidFromPublicKey` / `RuleErrorInvalidToPublicKey`). From = To swaps nothing.
  * @module
  */
-import { toHex } from '../../hex.js';
+import { toHex, fromHex } from '../../hex.js';
 import { isValidCompressedPoint } from '../../keys/index.js';
 import { creatorCoinKeys, getHolding, putHolding, type HoldingRecord } from '../state/creatorCoins.js';
 import { daoCoinKeys, getDAOCoinBalance, setDAOCoinBalance, type DAOCoinEntry } from '../state/daoCoins.js';
@@ -39,7 +39,6 @@ import { RuleError } from './errors.js';
 import { isParamUpdaterOf } from './globalParams.js';
 import type { HandlerEntry } from './handlers.js';
 
-const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
 /** Member of the profiles-by-locked-value index (as state/profiles.ts writes it). */
 const lockedMember = (p: ProfileRecord): string => `${p.creatorCoin.nanosLocked.toString().padStart(20, '0')}:${toHex(p.publicKey)}`;

@@ -6,7 +6,7 @@
  * holder leaves both indexes, as core deletes emptied balance entries.
  * @module
  */
-import { toHex } from '../../hex.js';
+import { toHex, fromHex } from '../../hex.js';
 import type { StateReader } from './reader.js';
 import type { StateView } from './view.js';
 import type { IndexRange } from '../../store/types.js';
@@ -103,7 +103,6 @@ export interface DAOCoinHolding {
   balanceNanos: bigint;
 }
 
-const fromHex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, 'hex'));
 
 /** Everyone holding a creator's coin, ascending by holder key. */
 export async function daoCoinHolders(state: IndexedStateReader, creator33: Uint8Array): Promise<DAOCoinHolding[]> {
