@@ -15,6 +15,7 @@ import type { Store, Unsubscribe } from '../store/types.js';
 import { LEASE_KEY, type LeaseRecord, type ProducerLease } from '../cluster/producerLease.js';
 import { CHANNEL_MEMPOOL, CHANNEL_TIP, PUBLISHED_TEMPLATE_TTL_MS, type Chain } from './chain.js';
 import type { AutoMiner } from './miner.js';
+import { CoalescedRounds } from './coalescedRounds.js';
 import { fromHex, toHex } from '../hex.js';
 
 export const MINER_CONTROL_KEY = 'node:miner:control';
@@ -75,8 +76,10 @@ export interface BlockProducerOptions {
 
 export class BlockProducer {
   private unsubscribes: Unsubscribe[] = [];
-  private publishing: Promise<void> | null = null;
-  private again = false;
+  private readonly publications = new CoalescedRounds(
+    () => this.publishOne(),
+    () => !this.stopped && this.leading,
+  );
   private syncing: Promise<void> = Promise.resolve();
   private stopped = false;
   private lastPublishAt = -Infinity;
@@ -112,7 +115,7 @@ export class BlockProducer {
     await Promise.all(this.unsubscribes.map((u) => u().catch(() => undefined)));
     await this.opts.lease.stop();
     await this.syncing;
-    await this.publishing;
+    await this.publications.idle();
     await this.opts.miner?.stop();
   }
 
@@ -180,28 +183,18 @@ export class BlockProducer {
 
   /** Tip or mempool changed: the producer publishes a new template (coalesced). */
   private changed(): void {
-    if (this.stopped || !this.leading) return;
-    if (this.publishing) {
-      this.again = true;
-      return;
-    }
-    this.publishing = this.publishRounds().finally(() => {
-      this.publishing = null;
-    });
+    this.publications.request();
   }
 
-  private async publishRounds(): Promise<void> {
-    do {
-      this.again = false;
-      const wait = this.lastPublishAt + MIN_TEMPLATE_INTERVAL_MS - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      try {
-        this.lastPublishAt = performance.now();
-        await this.opts.chain.publishTemplate();
-        this.templatesPublished++;
-      } catch (err) {
-        this.opts.log.warn({ msg: (err as Error).message }, 'block producer: could not publish a template; the next change retries');
-      }
-    } while (this.again && !this.stopped && this.leading);
+  private async publishOne(): Promise<void> {
+    const wait = this.lastPublishAt + MIN_TEMPLATE_INTERVAL_MS - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    try {
+      this.lastPublishAt = performance.now();
+      await this.opts.chain.publishTemplate();
+      this.templatesPublished++;
+    } catch (err) {
+      this.opts.log.warn({ msg: (err as Error).message }, 'block producer: could not publish a template; the next change retries');
+    }
   }
 }

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Store, Unsubscribe } from '../store/types.js';
 import { CHANNEL_TEMPLATE, type BlockTemplate, type Chain } from './chain.js';
 import { toHex } from '../hex.js';
+import { CoalescedRounds } from './coalescedRounds.js';
 
 /** What the feed needs of a socket. */
 export interface FeedSocket {
@@ -49,8 +50,10 @@ export interface MinerFeedOptions {
 export class MinerFeed {
   private readonly subs = new Map<number, { socket: FeedSocket; sub: FeedSubscription }>();
   private unsubscribes: Unsubscribe[] = [];
-  private pushing: Promise<void> | null = null;
-  private again = false;
+  private readonly pushes = new CoalescedRounds(
+    () => this.pushRound(),
+    () => !this.stopped,
+  );
   private stopped = false;
   /** The newest announced template. */
   private latestBlockId: string | null = null;
@@ -71,7 +74,7 @@ export class MinerFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.all(this.unsubscribes.map((u) => u().catch(() => undefined)));
-    await this.pushing;
+    await this.pushes.idle();
   }
 
   get subscribers(): number {
@@ -94,21 +97,7 @@ export class MinerFeed {
 
   private changed(blockId: string): void {
     this.latestBlockId = blockId;
-    if (this.stopped || this.subs.size === 0) return;
-    if (this.pushing) {
-      this.again = true;
-      return;
-    }
-    this.pushing = this.pushRounds().finally(() => {
-      this.pushing = null;
-    });
-  }
-
-  private async pushRounds(): Promise<void> {
-    do {
-      this.again = false;
-      await this.pushRound();
-    } while (this.again && !this.stopped);
+    if (this.subs.size > 0) this.pushes.request();
   }
 
   private async pushRound(): Promise<void> {
