@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { listAdminActions } from '../../server/admin/audit.js';
 import { issueJwt } from '../../server/identity/jwt.js';
 import { feedKeys } from '../../server/social/feed.js';
+import { adminTable } from '../helpers/adminTable.js';
 import { keyPair, startChainNode, TEST_STORES, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 import { startNodeProcess } from '../helpers/nodeProcess.js';
 
@@ -89,54 +90,7 @@ async function feedEntries(c: Ctx): Promise<string[]> {
   return (await c.n.deps.store.indexRange(feedKeys.global)).map((m) => m.slice(m.indexOf(':') + 1)).sort();
 }
 
-async function lastAudit(c: Ctx, route: string): Promise<J> {
-  const [entry] = await listAdminActions(c.n.deps.store, { route, limit: 1 });
-  assert.ok(entry, `an audit entry for ${route}`);
-  return entry as unknown as J;
-}
-
-interface Case {
-  name: string;
-  body: (c: Ctx) => J | Promise<J>;
-  error?: { status?: number; re: RegExp };
-  check?: (r: J, c: Ctx) => void | Promise<void>;
-}
-
-/** One describe per admin route: the cases in order, then the credential refusals. */
-function table(ctx: () => Ctx, path: string, level: 'admin' | 'superAdmin', cases: Case[], validBody: (c: Ctx) => J): void {
-  describe(path, () => {
-    for (const tc of cases) {
-      it(tc.name, async () => {
-        const c = ctx();
-        const body = await tc.body(c);
-        if (tc.error) {
-          await c.n.fails(path, body, tc.error.re, tc.error.status ?? 400);
-          return;
-        }
-        const r = await c.n.ok(path, body);
-        assert.deepEqual(r, {}, 'the reference answers {}');
-        await tc.check?.(r, c);
-        const audit = await lastAudit(c, `/${path}`);
-        assert.equal(audit['admin'], body['AdminPublicKey'], 'the audit entry names the admin');
-        assert.equal(audit['status'], 200);
-      });
-    }
-    it('no JWT is refused (401)', async () => {
-      const c = ctx();
-      await c.n.fails(path, { AdminPublicKey: superAdmin.pk, ...validBody(c) }, /^CheckAdminPublicKey: Invalid token: Problem verifying JWT token: token is missing$/, 401);
-    });
-    it('a user who is not an admin is refused (403)', async () => {
-      const c = ctx();
-      await c.n.fails(path, await as(c, outsider, validBody(c)), level === 'admin' ? /^CheckAdminPublicKey: Not an admin$/ : /^CheckAdminPublicKey: Not a superadmin$/, 403);
-    });
-    if (level === 'superAdmin') {
-      it('an admin who is not super admin is refused (403)', async () => {
-        const c = ctx();
-        await c.n.fails(path, await as(c, admin, validBody(c)), /^CheckAdminPublicKey: Not a superadmin$/, 403);
-      });
-    }
-  });
-}
+const table = adminTable<Ctx>({ superAdmin, admin, outsider, as, answers: {} });
 
 function suite(store: 'memory' | 'redis'): void {
   describe(`global feed (${store} store)`, () => {

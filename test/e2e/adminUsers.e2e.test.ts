@@ -7,11 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { listAdminActions } from '../../server/admin/audit.js';
 import { issueJwt } from '../../server/identity/jwt.js';
 import { filterAuditLogs, moderationFlags, updateUserMetadata } from '../../server/social/userMetadata.js';
 import { grantVerification, verificationKeys } from '../../server/social/verification.js';
-import { postJson } from '../helpers/http.js';
+import { adminTable } from '../helpers/adminTable.js';
 import { keyPair, startChainNode, TEST_STORES, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -99,60 +98,7 @@ async function setup(n: ChainNode): Promise<Ctx> {
   return { n, alice, bob, carol, names };
 }
 
-/** The newest audit entry of a route: who, which outcome. */
-async function lastAudit(c: Ctx, route: string): Promise<J> {
-  const [entry] = await listAdminActions(c.n.deps.store, { route, limit: 1 });
-  assert.ok(entry, `an audit entry for ${route}`);
-  return entry as unknown as J;
-}
-
-interface Case {
-  name: string;
-  body: (c: Ctx) => J | Promise<J>;
-  /** Expected 4xx status and error pattern; absent ⇒ 200. */
-  error?: { status?: number; re: RegExp };
-  check?: (r: J, c: Ctx) => void | Promise<void>;
-}
-
-/** One describe per route: the cases in order, then the credential refusals every route has. */
-function table(ctx: () => Ctx, path: string, level: 'admin' | 'superAdmin', cases: Case[], validBody: (c: Ctx) => J): void {
-  const route = `/${path}`;
-  describe(path, () => {
-    for (const tc of cases) {
-      it(tc.name, async () => {
-        const c = ctx();
-        const body = await tc.body(c);
-        if (tc.error) {
-          await c.n.fails(path, body, tc.error.re, tc.error.status ?? 400);
-          return;
-        }
-        const r = await postJson(c.n.url, `/api/v0/${path}`, body);
-        assert.equal(r.status, 200, `${path}: ${r.text}`);
-        await tc.check?.(r.json as J, c);
-        const audit = await lastAudit(c, route);
-        assert.equal(audit['admin'], body['AdminPublicKey'], 'the audit entry names the admin');
-        assert.equal(audit['status'], 200, 'the audit entry records the success');
-        assert.ok(!(audit['fields'] as string[]).some((f) => /jwt|adminpublickey/i.test(f)), 'credentials are never audited');
-      });
-    }
-    it('no JWT is refused (401)', async () => {
-      const c = ctx();
-      await c.n.fails(path, { AdminPublicKey: superAdmin.pk, ...validBody(c) }, /^CheckAdminPublicKey: Invalid token: Problem verifying JWT token: token is missing$/, 401);
-    });
-    it('a user who is not an admin is refused (403)', async () => {
-      const c = ctx();
-      const before = (await listAdminActions(c.n.deps.store, { route, limit: 1000 })).length;
-      await c.n.fails(path, await as(c, outsider, validBody(c)), level === 'admin' ? /^CheckAdminPublicKey: Not an admin$/ : /^CheckAdminPublicKey: Not a superadmin$/, 403);
-      assert.equal((await listAdminActions(c.n.deps.store, { route, limit: 1000 })).length, before, 'a refused caller leaves no audit entry');
-    });
-    if (level === 'superAdmin') {
-      it('an admin who is not super admin is refused (403)', async () => {
-        const c = ctx();
-        await c.n.fails(path, await as(c, admin, validBody(c)), /^CheckAdminPublicKey: Not a superadmin$/, 403);
-      });
-    }
-  });
-}
+const table = adminTable<Ctx>({ superAdmin, admin, outsider, as });
 
 const profileOf = async (c: Ctx, username: string): Promise<J> => (await c.n.ok('get-single-profile', { Username: username }))['Profile'] as J;
 
