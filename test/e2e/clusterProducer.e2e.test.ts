@@ -16,6 +16,7 @@ import { postJson, rawRequest } from '../helpers/http.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 import { WsClient, type WsMessage } from '../helpers/ws.js';
+import { until as untilReady } from '../helpers/until.js';
 
 const PREFIX = 'producer-e2e:';
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -67,15 +68,8 @@ async function ok(path: string, body: unknown): Promise<J> {
   return r.json;
 }
 
-async function until<T>(probe: () => Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await sleep(50);
-  }
-}
+/** Polls through requests that may land on a dying process. */
+const until = <T>(probe: () => Promise<T | undefined | false>, what: string): Promise<T> => untilReady(probe, what, { timeoutMs: 15_000, intervalMs: 50, ignoreErrors: true });
 
 /** Sends `nanos` from `from` to `to`; resolves with the acknowledged hash. */
 async function send(from: KeyPair, to: string, nanos: number): Promise<string> {

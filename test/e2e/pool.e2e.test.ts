@@ -21,6 +21,7 @@ import { verifySignatures as verifyTask } from '../../workers/tasks/verifySignat
 import { ITEM_ERROR_MESSAGES, ItemStatus, VERIFY_ITEM_BYTES, type TaskName } from '../../workers/types.js';
 import { CRASH_ONCE, HOG, POISON, SLOW, THROW } from '../fixtures/faultyCryptoWorker.js';
 import { REPO_ROOT } from '../helpers/nodeProcess.js';
+import { until } from '../helpers/until.js';
 
 const FAULTY_WORKER = fileURLToPath(new URL('../fixtures/faultyCryptoWorker.ts', import.meta.url));
 
@@ -76,14 +77,6 @@ function countingMetrics(): PoolMetrics & { counts: Map<string, number>; depths:
     workerDied: (task) => bump(`died:${task}`),
     rejected: (task) => bump(`rejected:${task}`),
   };
-}
-
-async function until(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 describe('CryptoPool and InlineCrypto give the same results', () => {

@@ -21,20 +21,14 @@ import type { Store } from '../../server/store/types.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { solveHeader } from '../helpers/mining.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
+import { until as untilHolds } from '../helpers/until.js';
 
 const log = pino({ level: 'silent' });
 const crypto = new InlineCrypto();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const newPk = (): Uint8Array => getPublicKey(new Uint8Array(randomBytes(32)), true);
+const until = (check: () => boolean | Promise<boolean>, what: string): Promise<boolean> => untilHolds(check, what, { timeoutMs: 5_000 });
 
-/** Polls until `check` holds (fails with `what` after 5 s). */
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    if (await check()) return;
-    await sleep(20);
-  }
-  assert.fail(`timed out waiting until ${what}`);
-}
 
 let redis: RedisServer;
 let namespace = 0;
