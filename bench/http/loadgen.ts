@@ -143,7 +143,8 @@ class Latencies {
   }
 }
 
-function percentile(sorted: Float64Array, q: number): number {
+/** Nearest-rank percentile (q in 0..1) of ascending samples; NaN when there are none. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }

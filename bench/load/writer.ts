@@ -13,6 +13,7 @@
  */
 import { signTx } from 'deso-protocol';
 import { dmBody, FAR_FUTURE, profileBody, type Writer } from './setup.js';
+import { percentile } from '../http/loadgen.js';
 
 export type WriteKind = 'send-deso' | 'send-dm-message' | 'update-profile';
 const KINDS: readonly WriteKind[] = ['send-deso', 'send-dm-message', 'update-profile'];
@@ -49,11 +50,6 @@ async function post(base: string, path: string, body: unknown): Promise<{ status
     json = { error: `not JSON: ${text.slice(0, 200)}` };
   }
   return { status: r.status, json };
-}
-
-function percentile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
 export class WriteStream {
