@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { CryptoService } from '../crypto/service.js';
-import type { Guard, Store } from '../store/types.js';
+import type { Guard, Store, WriteOp } from '../store/types.js';
 import { sha256d } from '../../wasm/hash.js';
 import { encodeHeader, decodeHeader, HEADER_BYTES, type BlockHeader } from './block/header.js';
 import { merkleRoot } from './block/merkle.js';
@@ -68,7 +68,35 @@ interface MempoolEntry {
 
 interface MempoolTxn extends MempoolEntry {
   hashHex: string;
+  /** The mempool version its admission created (its order member's prefix). */
+  version: number;
 }
+
+/**
+ * The state keys each admission of a replay lineage wrote (a full replay and the admissions
+ * layered on it share one). `all` may hold more than one replay of the lineage wrote (a later
+ * extension's keys), never less: callers use it as a bound.
+ */
+interface ReplayWrites {
+  byVersion: Map<number, readonly string[]>;
+  all: Set<string>;
+}
+
+/**
+ * A point of the pending state (Chain.pendingChanges): the tip, the mempool version, and what
+ * the replay at that point had written (opaque to callers; used to bound later changes).
+ */
+export interface PendingPoint {
+  tipHashHex: string;
+  height: bigint;
+  version: number | undefined;
+  readonly writes: ReplayWrites;
+}
+
+/** Blocks between two points past which pendingChanges stops listing keys (answers null). */
+const MAX_BLOCKS_BETWEEN_POINTS = 32n;
+/** How long a block's written-key list is kept (chainKeys.blockWrites). */
+const BLOCK_WRITES_TTL_MS = 60 * 60_000;
 
 export interface ChainPosition {
   tip: TipRecord;
@@ -91,12 +119,22 @@ interface MempoolReplay {
   truncated: boolean;
   /** Admissions of other processes layered on a full replay (see extendReplay). */
   extensions: number;
+  writes: ReplayWrites;
 }
 
 /** Layers of other processes' admissions on one full replay before it is rebuilt flat. */
 const MAX_REPLAY_EXTENSIONS = 64;
 /** An admission's mempool order member: the version it created, then its hash. */
 const orderMember = (version: number, hashHex: string): string => `${String(version).padStart(15, '0')}:${hashHex}`;
+const parseOrderMember = (member: string): { version: number; hashHex: string } => {
+  const colon = member.indexOf(':');
+  return { version: Number(member.slice(0, colon)), hashHex: member.slice(colon + 1) };
+};
+
+function recordWrites(writes: ReplayWrites, version: number, keys: readonly string[]): void {
+  writes.byVersion.set(version, keys);
+  for (const k of keys) writes.all.add(k);
+}
 
 interface TemplateRecord {
   prevHashHex: string;
@@ -240,6 +278,51 @@ export class Chain {
   }
 
   /**
+   * Brings the pending view up to date and says which state keys may differ from what they
+   * were at `since` (a point this method answered before, or null): caches of answers derived
+   * from the pending state (social/readCache.ts) drop only answers that read one of them.
+   * `changed` is null when that cannot be bounded (the first call, a reorganisation, too many
+   * blocks in between, a block whose key list expired): then anything may have changed.
+   *
+   * The bound: the pending state at a point is the mined state plus what the mempool replay on
+   * it wrote. Between two points on one tip only admissions or prunes happen, so a key neither
+   * replay wrote holds the store's value in both; with admissions alone, exactly the keys the
+   * new admissions wrote changed. Across blocks, add every key the blocks' commits wrote.
+   */
+  async pendingChanges(since: PendingPoint | null): Promise<{ point: PendingPoint; changed: ReadonlySet<string> | null }> {
+    const replay = await this.replayMempool();
+    const point: PendingPoint = { tipHashHex: replay.tip.hashHex, height: replay.tip.height, version: replay.version, writes: replay.writes };
+    return { point, changed: since === null ? null : await this.keysChangedBetween(since, point) };
+  }
+
+  private async keysChangedBetween(from: PendingPoint, to: PendingPoint): Promise<ReadonlySet<string> | null> {
+    if (from.tipHashHex === to.tipHashHex) {
+      const [a, b] = [from.version ?? 0, to.version ?? 0];
+      if (b < a) return null;
+      if (from.writes === to.writes) {
+        // One lineage: the admissions in between, if every version in between was one.
+        const changed = new Set<string>();
+        let complete = true;
+        for (let v = a + 1; v <= b && complete; v++) {
+          const keys = to.writes.byVersion.get(v);
+          if (keys === undefined) complete = false;
+          else for (const k of keys) changed.add(k);
+        }
+        if (complete) return changed;
+      }
+      return new Set([...from.writes.all, ...to.writes.all]);
+    }
+    const blocks = to.height - from.height;
+    if (blocks <= 0n || blocks > MAX_BLOCKS_BETWEEN_POINTS) return null;
+    const heights = Array.from({ length: Number(blocks) + 1 }, (_, i) => from.height + BigInt(i));
+    const hashes = await this.store.getMany<string>(heights.map((h) => chainKeys.hashAtHeight(h)));
+    if (hashes[0] !== from.tipHashHex || hashes[hashes.length - 1] !== to.tipHashHex) return null;
+    const blockWrites = await this.store.getMany<string[]>(hashes.slice(1).map((h) => chainKeys.blockWrites(h!)));
+    if (blockWrites.some((w) => w === undefined)) return null;
+    return new Set([...from.writes.all, ...to.writes.all, ...blockWrites.flatMap((w) => w!)]);
+  }
+
+  /**
    * Connects an unsigned transaction, as if `signer` had signed it, on a throw-away child of
    * `base` (default: the pending view) and returns that child: construction routes read the
    * expected outcome (coins returned, orders filled) from it. Sized with a maximal signature.
@@ -367,8 +450,9 @@ export class Chain {
       if (ok) {
         if (this.replayCache === replay && replay.version === baseVersion) {
           // The store now holds exactly the replay plus this transaction: extend the cache.
+          recordWrites(replay.writes, version, attemptView.writtenKeys());
           attemptView.commitTo();
-          replay.accepted.push({ hashHex, ...entry });
+          replay.accepted.push({ hashHex, version, ...entry });
           replay.bytes += bytes.length;
           replay.feesNanos += connected.feeNanos;
           replay.version = version;
@@ -387,12 +471,11 @@ export class Chain {
 
   /** Mempool transactions in arrival order. */
   async mempool(): Promise<MempoolTxn[]> {
-    const members = await this.store.indexRange(MEMPOOL_ORDER);
-    const hashes = members.map((m) => m.slice(m.indexOf(':') + 1));
-    const entries = await this.store.getMany<MempoolEntry>(hashes.map(mempoolTxnKey));
+    const members = (await this.store.indexRange(MEMPOOL_ORDER)).map(parseOrderMember);
+    const entries = await this.store.getMany<MempoolEntry>(members.map((m) => mempoolTxnKey(m.hashHex)));
     const out: MempoolTxn[] = [];
     entries.forEach((e, i) => {
-      if (e) out.push({ hashHex: hashes[i]!, ...e });
+      if (e) out.push({ ...members[i]!, ...e });
     });
     return out;
   }
@@ -440,10 +523,9 @@ export class Chain {
     if (cached.truncated || cached.tip.hashHex !== tip.hashHex || version === undefined || cached.extensions >= MAX_REPLAY_EXTENSIONS) return null;
     const from = cached.version ?? 0;
     if (version <= from) return null;
-    const members = await this.store.indexRange(MEMPOOL_ORDER, { gte: orderMember(from + 1, ''), lt: orderMember(version + 1, '') });
+    const members = (await this.store.indexRange(MEMPOOL_ORDER, { gte: orderMember(from + 1, ''), lt: orderMember(version + 1, '') })).map(parseOrderMember);
     if (members.length !== version - from) return null;
-    const hashes = members.map((m) => m.slice(m.indexOf(':') + 1));
-    const entries = await this.store.getMany<MempoolEntry>(hashes.map(mempoolTxnKey));
+    const entries = await this.store.getMany<MempoolEntry>(members.map((m) => mempoolTxnKey(m.hashHex)));
     if (entries.some((e) => e === undefined)) return null;
     const replay: MempoolReplay = {
       ...cached,
@@ -453,25 +535,41 @@ export class Chain {
       failures: [...cached.failures],
       extensions: cached.extensions + 1,
     };
-    for (const [i, e] of entries.entries()) await this.replayOne(replay, { hashHex: hashes[i]!, ...e! });
+    for (const [i, e] of entries.entries()) await this.replayOne(replay, { ...members[i]!, ...e! });
     return replay;
   }
 
   /** Connects one mempool transaction onto a replay: accepted with its fee, or a failure with why. */
   private async replayOne(replay: MempoolReplay, m: MempoolTxn): Promise<void> {
+    const view = replay.view.child();
     try {
       const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
-      const r = await connectTransaction(replay.view, decodeTxn(m.bytes), info, this.context(replay.height));
+      const r = await connectTransaction(view, decodeTxn(m.bytes), info, this.context(replay.height));
+      recordWrites(replay.writes, m.version, view.writtenKeys());
+      view.commitTo();
       replay.accepted.push(m);
       replay.feesNanos += r.feeNanos;
       replay.bytes += m.bytes.length;
     } catch (error) {
+      recordWrites(replay.writes, m.version, []);
       replay.failures.push({ entry: m, error });
     }
   }
 
   private async buildReplay(tip: TipRecord, version: number | undefined, maxBytes: number): Promise<MempoolReplay> {
-    const replay: MempoolReplay = { tip, version, height: tip.height + 1n, view: StateView.over(this.store), accepted: [], bytes: 0, feesNanos: 0n, failures: [], truncated: false, extensions: 0 };
+    const replay: MempoolReplay = {
+      tip,
+      version,
+      height: tip.height + 1n,
+      view: StateView.over(this.store),
+      accepted: [],
+      bytes: 0,
+      feesNanos: 0n,
+      failures: [],
+      truncated: false,
+      extensions: 0,
+      writes: { byVersion: new Map(), all: new Set() },
+    };
     for (const m of await this.mempool()) {
       if (replay.bytes + m.bytes.length > maxBytes) {
         replay.truncated = true;
@@ -630,21 +728,20 @@ export class Chain {
     const newTip: TipRecord = { hashHex, height: header.height, tstampSecs: header.tstampSecs, targetHex: hex(target) };
     const hashHexes = hashes.map(hex);
     const mempoolMembers = await this.store.indexRange(MEMPOOL_ORDER);
-    const minedMembers = mempoolMembers.filter((m) => hashHexes.includes(m.slice(m.indexOf(':') + 1)));
+    const minedMembers = mempoolMembers.filter((m) => hashHexes.includes(parseOrderMember(m).hashHex));
     const version = await this.store.get<number>(MEMPOOL_VERSION);
-    const ok = await this.store.commit(
-      [
-        ...view.ops(),
-        { op: 'set', key: chainKeys.block(hashHex), value: block },
-        { op: 'set', key: chainKeys.hashAtHeight(header.height), value: hashHex },
-        { op: 'set', key: chainKeys.tip, value: newTip },
-        ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: { blockHashHex: hashHex, height: header.height, index } })),
-        ...hashHexes.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })),
-        ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),
-        { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 },
-      ],
-      [{ key: chainKeys.tip, equals: tip }, ...fence],
-    );
+    const ops: WriteOp[] = [
+      ...view.ops(),
+      { op: 'set', key: chainKeys.block(hashHex), value: block },
+      { op: 'set', key: chainKeys.hashAtHeight(header.height), value: hashHex },
+      { op: 'set', key: chainKeys.tip, value: newTip },
+      ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: { blockHashHex: hashHex, height: header.height, index } })),
+      ...hashHexes.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })),
+      ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),
+      { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 },
+    ];
+    const written: WriteOp = { op: 'set', key: chainKeys.blockWrites(hashHex), value: [...new Set(ops.map((o) => o.key))], ttlMs: BLOCK_WRITES_TTL_MS };
+    const ok = await this.store.commit([...ops, written], [{ key: chainKeys.tip, equals: tip }, ...fence]);
     if (!ok) {
       // Another process moved the tip meanwhile (this block is now on a side branch), or the
       // fence fell (then storeSideBlock refuses too).
@@ -670,7 +767,7 @@ export class Chain {
       .filter(({ error: e }) => (e instanceof RuleError && ['RuleErrorNonceExpired', 'RuleErrorReusedNonce'].includes(e.code)) || e instanceof TxnDecodeError)
       .map(({ entry }) => entry.hashHex);
     if (dead.length === 0) return;
-    const members = (await this.store.indexRange(MEMPOOL_ORDER)).filter((m) => dead.includes(m.slice(m.indexOf(':') + 1)));
+    const members = (await this.store.indexRange(MEMPOOL_ORDER)).filter((m) => dead.includes(parseOrderMember(m).hashHex));
     const version = await this.store.get<number>(MEMPOOL_VERSION);
     // Guarded like an admission, so a cached replay never outlives the entries it replayed.
     const ok = await this.store.commit(

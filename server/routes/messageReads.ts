@@ -77,12 +77,12 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
     threadsRoute('/get-user-group-chat-threads-ordered-by-timestamp', 'GetUserGroupChatThreadsOrderedByTimestamp', { dms: false, groupChats: true }, 'The latest message of each group chat of a user, newest first (spec §4.3)'),
     threadsRoute('/get-all-user-message-threads', 'GetAllUserMessageThreads', { dms: true, groupChats: true }, 'The latest message of every DM thread and group chat of a user, newest first (spec §4.3)'),
 
-    cachedRoute(deps, route({
+    cachedRoute(deps, {
       method: 'POST',
       path: '/get-paginated-messages-for-dm-thread',
       summary: 'A page of one DM thread: messages older than the start point, newest first (spec §4.3)',
       body: dmPageBody,
-      async handle({ body }) {
+      async handle({ body }, chainState) {
         const p = 'GetPaginatedMessagesForDmThread';
         if (body.MaxMessagesToFetch < 1) throw badRequest(`${p}: MaxMessagesToFetch cannot be less than 1: ${body.MaxMessagesToFetch}`);
         const user = group(p, 'user', 'UserGroupOwnerPublicKeyBase58Check', body.UserGroupOwnerPublicKeyBase58Check, body.UserGroupKeyName);
@@ -92,32 +92,32 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
           throw badRequest(`${p}: Dm sender and recipient cannot be the same ${pk}: ${pk}`);
         }
         const before = start(p, body.StartTimestampString, body.StartTimestamp);
-        const state = await deps.chain.pendingView();
+        const state = await chainState.pending();
         const messages = await dmThreadPage(state, user, party, { before, limit: body.MaxMessagesToFetch });
         return json({
           ThreadMessages: messages.map((m) => newMessageEntryResponse(m, 'DM', network)),
           PublicKeyToProfileEntryResponse: await profileEntryMap(deps, state, [user.owner, party.owner]),
         });
       },
-    })),
+    }),
 
-    cachedRoute(deps, route({
+    cachedRoute(deps, {
       method: 'POST',
       path: '/get-paginated-messages-for-group-chat-thread',
       summary: 'A page of one group chat (owner key + group name): messages older than the start point, newest first (spec §4.3)',
       body: groupChatPageBody,
-      async handle({ body }) {
+      async handle({ body }, chainState) {
         const p = 'GetPaginatedMessagesForGroupChatThread';
         if (body.MaxMessagesToFetch < 1) throw badRequest(`${p}: MaxMessagesToFetch cannot be less than 1: ${body.MaxMessagesToFetch}`);
         const g = group(p, 'user', 'UserPublicKeyBase58Check', body.UserPublicKeyBase58Check, body.AccessGroupKeyName);
         const before = start(p, body.StartTimestampString, body.StartTimestamp);
-        const state = await deps.chain.pendingView();
+        const state = await chainState.pending();
         const messages = await groupChatPage(state, g, { before, limit: body.MaxMessagesToFetch });
         return json({
           GroupChatMessages: messages.map((m) => newMessageEntryResponse(m, 'GroupChat', network)),
           PublicKeyToProfileEntryResponse: await profileEntryMap(deps, state, partyOwners(messages)),
         });
       },
-    })),
+    }),
   ];
 }

@@ -10,7 +10,7 @@
  */
 import type { AppDeps } from '../app.js';
 import type { IndexedStateReader } from '../chain/state/daoCoins.js';
-import { cachedRoute } from '../social/readCache.js';
+import { cachedRoute, type ChainReads } from '../social/readCache.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
@@ -46,19 +46,19 @@ function firstGiven(values: Array<string | undefined>, name: string, prefix: str
 export function orderBookRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
 
-  const stateFor = async (txnStatus: string, prefix: string): Promise<IndexedStateReader> => {
-    if (txnStatus === '' || txnStatus === 'InMempool') return deps.chain.pendingView();
-    if (txnStatus === 'Committed') return deps.store;
+  const stateFor = async (chainState: ChainReads, txnStatus: string, prefix: string): Promise<IndexedStateReader> => {
+    if (txnStatus === '' || txnStatus === 'InMempool') return chainState.pending();
+    if (txnStatus === 'Committed') return chainState.mined();
     throw badRequest(`${prefix}Invalid TxnStatus: ${txnStatus}. Options are {${TXN_STATUSES.join(', ')}}.`);
   };
 
   return [
-    cachedRoute(deps, route({
+    cachedRoute(deps, {
       method: 'POST',
       path: '/get-dao-coin-limit-orders',
       summary: 'All open limit orders between two coins, both directions (spec §4.5)',
       body: getDAOCoinLimitOrdersBody,
-      async handle({ body }) {
+      async handle({ body }, chainState) {
         const P = 'GetDAOCoinLimitOrders: ';
         const coin1 = firstGiven([body.DAOCoin1CreatorPublicKeyBase58CheckOrUsername, body.DAOCoin1CreatorPublicKeyBase58Check], 'DAOCoin1CreatorPublicKeyBase58CheckOrUsername', P);
         const coin2 = firstGiven(
@@ -69,24 +69,24 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
         if (isNativeIdentifier(coin1, network) && isNativeIdentifier(coin2, network)) {
           throw badRequest(`${P}Must provide either a DAOCoin1CreatorPublicKeyBase58CheckOrUsername or DAOCoin2CreatorPublicKeyBase58CheckOrUsername or both`);
         }
-        const state = await stateFor(body.TxnStatus, P);
+        const state = await stateFor(chainState, body.TxnStatus, P);
         const [pk1, pk2] = await Promise.all([
           resolveCoin(state, coin1, network, `${P}Invalid DAOCoin1CreatorPublicKeyBase58CheckOrUsername: `),
           resolveCoin(state, coin2, network, `${P}Invalid DAOCoin2CreatorPublicKeyBase58CheckOrUsername: `),
         ]);
         return json({ Orders: await pairOrders(state, pk1, pk2, network) });
       },
-    })),
-    cachedRoute(deps, route({
+    }),
+    cachedRoute(deps, {
       method: 'POST',
       path: '/get-transactor-dao-coin-limit-orders',
       summary: 'All open limit orders a user created, optionally of one coin (spec §4.5)',
       body: getTransactorDAOCoinLimitOrdersBody,
-      async handle({ body }) {
+      async handle({ body }, chainState) {
         const P = 'GetTransactorDAOCoinLimitOrders: ';
         const given = firstGiven([body.TransactorPublicKeyBase58CheckOrUsername, body.TransactorPublicKeyBase58Check], 'TransactorPublicKeyBase58CheckOrUsername', P);
         if (given === '') throw badRequest(`${P}must provide a TransactorPublicKeyBase58CheckOrUsername`);
-        const state = await stateFor(body.TxnStatus, P);
+        const state = await stateFor(chainState, body.TxnStatus, P);
         const transactor = await resolveUser(state, given, network, `${P}Invalid TransactorPublicKeyBase58CheckOrUsername: `);
         // Filters: "" (or absent) means no filter here, as in the reference; "DESO" is the native coin.
         const filterCoin = async (s: string, field: string): Promise<Uint8Array | undefined> =>
@@ -98,6 +98,6 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
         const filter = { ...(buying ? { buying } : {}), ...(selling ? { selling } : {}) };
         return json({ Orders: await transactorOrders(state, transactor, network, filter) });
       },
-    })),
+    }),
   ];
 }

@@ -213,14 +213,14 @@ export function userRoutes(deps: AppDeps): Route[] {
         }
       },
     }),
-    cachedRoute(deps, route({
+    cachedRoute(deps, {
       method: 'POST',
       path: '/get-single-profile',
       summary: 'One profile by public key or username (404 unless NoErrorOnMissing)',
       body: getSingleProfileBody,
-      async handle({ body }) {
+      async handle({ body }, chainState) {
         if (body.PublicKeyBase58Check === '' && body.Username === '') throw badRequest('GetSingleProfile: PublicKeyBase58Check or Username is required');
-        const state = await deps.chain.pendingView();
+        const state = await chainState.pending();
         const profile =
           body.PublicKeyBase58Check !== ''
             ? await getProfile(state, decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', 'GetSingleProfile: Problem decoding user public key'))
@@ -232,7 +232,7 @@ export function userRoutes(deps: AppDeps): Route[] {
         const [entry, flags] = await Promise.all([profileRecordResponse(deps, state, profile), moderationFlags(deps.store, profile.publicKey)]);
         return json({ Profile: entry, IsBlacklisted: flags.isBlacklisted, IsGraylisted: flags.isGraylisted });
       },
-    })),
+    }),
     route({
       method: 'GET',
       path: '/get-single-profile-picture/:PublicKeyBase58Check',

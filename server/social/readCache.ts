@@ -1,25 +1,34 @@
 /**
- * Serialized answers of the hot social read routes, kept while nothing they read can have
- * changed, so a popular profile, thread page or order book is computed once per change
- * instead of once per request.
+ * Serialized answers of the hot social read routes, kept while nothing they read has changed,
+ * so a popular profile, thread page or order book is computed once per change to what it
+ * shows instead of once per request.
  *
- * What an answer reads: chain state (the tip plus the mempool, i.e. the chain's position:
- * tip hash and mempool admission counter) and the node-local profile flags (verified badge,
- * tutorial lists, moderation: every writer bumps PROFILE_FLAGS_VERSION). The cache's version
- * is those three values; a request first learns the current version (one coalesced store
- * read, never staler than a read of its own: chain/freshRead.ts), and any change drops every
- * entry at once. Answers of other processes' writes are therefore never served once the
- * version read has seen them, and a process's own writes are seen by its next request.
+ * What an answer reads: chain state (the pending view: tip plus mempool, or mined state) and
+ * the node-local profile flags (verified badge, tutorial lists, moderation: every writer bumps
+ * PROFILE_FLAGS_VERSION). A cached handler reads chain state only through the `ChainReads` it
+ * is handed, which records every key (and index) read; the answer is kept with those keys.
  *
- * Only routes whose answer is a pure function of (request body, chain state, profile flags)
- * may be cached: no wall clock, no per-caller state. Only 200 answers are kept. Bounded by
- * total bytes (oldest entries out first); `--read-cache-mb 0` turns it off.
+ * Each request first learns where the state is (tip, mempool version, flags counter: one
+ * coalesced store read, never staler than a read of its own: chain/freshRead.ts). When that
+ * moved, the cache catches up once (Chain.pendingChanges): it learns which state keys may have
+ * changed since its last point and drops only the answers that read one of them. A change of
+ * the flags, or changes that cannot be bounded, drop everything. An answer of another
+ * process's write is therefore never served once the position read has seen that write, and a
+ * process's own writes are seen by its next request.
+ *
+ * Only routes whose answer is a pure function of (request, chain state read through
+ * `ChainReads`, profile flags) may be cached: no wall clock, no per-caller state, no chain
+ * reads around it. Only 200 answers are kept. Bounded by total bytes (oldest entries out
+ * first); `--read-cache-mb 0` turns it off.
  * @module
  */
 import type { AppDeps } from '../app.js';
+import type { PendingPoint } from '../chain/chain.js';
 import { FreshRead } from '../chain/freshRead.js';
+import type { StateIndexReader } from '../chain/state/reader.js';
 import { stringifyJson } from '../http/router.js';
-import { raw, type Reply, type Route } from '../http/route.js';
+import { raw, type Reply, type Route, type RouteContext } from '../http/route.js';
+import type { IndexRange } from '../store/types.js';
 import { PROFILE_FLAGS_VERSION } from './profileEntry.js';
 
 /** Keys longer than this (large bodies) are not cached: they are rare and would crowd out the rest. */
@@ -32,64 +41,128 @@ export interface ReadCacheStats {
   bytes: number;
 }
 
-export class ReadCache {
-  private version = '';
-  private readonly entries = new Map<string, string>();
+/** Where the cached state is: equal ids mean nothing an answer reads has changed. */
+export interface CachePoint {
+  id: string;
+}
+
+/** What the cache follows: the chain and the profile flags, or a stand-in in tests. */
+export interface ReadCacheSource<P extends CachePoint> {
+  /** The current point's id, cheaply (no catching up). */
+  currentId(): Promise<string>;
+  /**
+   * Catches up: the current point, and the state keys that may have changed since `since`
+   * (null: unknown, treat everything as changed).
+   */
+  update(since: P | null): Promise<{ point: P; changed: ReadonlySet<string> | null }>;
+}
+
+interface Entry {
+  text: string;
+  /** State keys the answer read. */
+  reads: readonly string[];
+  size: number;
+}
+
+export class ReadCache<P extends CachePoint = CachePoint> {
+  private point: P | null = null;
+  private readonly entries = new Map<string, Entry>();
+  /** Entry keys by the state key they read. */
+  private readonly readers = new Map<string, Set<string>>();
   private bytes = 0;
   private hits = 0;
   private misses = 0;
+  /** Catching up runs one at a time, and a caller only joins one that started after it asked. */
+  private readonly updates = new FreshRead(() => this.catchUp());
 
   constructor(
-    private readonly currentVersion: () => Promise<string>,
+    private readonly source: ReadCacheSource<P>,
     private readonly maxBytes: number,
   ) {}
 
-  /** The cached answer of `key` at the current version, or the version to store a fresh one under. */
+  /** The cached answer of `key` at the current state, or the version to store a fresh one under. */
   async lookup(key: string): Promise<{ version: string; text: string | undefined }> {
-    const version = await this.currentVersion();
-    if (version !== this.version) this.reset(version);
-    const text = this.entries.get(key);
+    const id = await this.source.currentId();
+    if (this.point?.id !== id) await this.updates.get();
+    const version = this.point!.id;
+    const text = this.entries.get(key)?.text;
     if (text === undefined) this.misses++;
     else this.hits++;
     return { version, text };
   }
 
-  /** Keeps `text` unless the version moved on while it was computed, or it could never fit. */
-  store(version: string, key: string, text: string): void {
-    if (version !== this.version || this.maxBytes <= 0) return;
-    const size = (key.length + text.length) * 2;
+  /**
+   * Keeps `text`, which read `reads`, unless the cache moved on while it was computed (it may
+   * then be of a state the catching up did not account for), or it could never fit.
+   */
+  store(version: string, key: string, text: string, reads: Iterable<string>): void {
+    if (version !== this.point?.id || this.maxBytes <= 0) return;
+    const readList = [...reads];
+    const size = (key.length + text.length + readList.reduce((n, k) => n + k.length, 0)) * 2;
     if (size > this.maxBytes / 4) return;
-    const old = this.entries.get(key);
-    if (old !== undefined) {
-      this.entries.delete(key);
-      this.bytes -= (key.length + old.length) * 2;
-    }
-    while (this.bytes + size > this.maxBytes && this.entries.size > 0) {
-      const [k, v] = this.entries.entries().next().value!;
-      this.entries.delete(k);
-      this.bytes -= (k.length + v.length) * 2;
-    }
-    this.entries.set(key, text);
+    this.remove(key);
+    while (this.bytes + size > this.maxBytes && this.entries.size > 0) this.remove(this.entries.keys().next().value!);
+    this.entries.set(key, { text, reads: readList, size });
     this.bytes += size;
+    for (const k of readList) {
+      let set = this.readers.get(k);
+      if (set === undefined) this.readers.set(k, (set = new Set()));
+      set.add(key);
+    }
   }
 
   stats(): ReadCacheStats {
     return { hits: this.hits, misses: this.misses, entries: this.entries.size, bytes: this.bytes };
   }
 
-  private reset(version: string): void {
-    this.version = version;
-    this.entries.clear();
-    this.bytes = 0;
+  private async catchUp(): Promise<void> {
+    const { point, changed } = await this.source.update(this.point);
+    if (changed === null) {
+      this.entries.clear();
+      this.readers.clear();
+      this.bytes = 0;
+    } else {
+      for (const k of changed) for (const key of this.readers.get(k) ?? []) this.remove(key);
+    }
+    this.point = point;
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= entry.size;
+    for (const k of entry.reads) {
+      const set = this.readers.get(k);
+      set?.delete(key);
+      if (set?.size === 0) this.readers.delete(k);
+    }
   }
 }
 
-/** The version a cached answer is valid for: chain position and profile flags counter. */
-export function readVersion(deps: Pick<AppDeps, 'chain' | 'store'>): () => Promise<string> {
+interface ChainCachePoint extends CachePoint {
+  pending: PendingPoint;
+  flags: number;
+}
+
+/** The cache's source: the chain's pending state and the profile flags counter. */
+export function chainCacheSource(deps: Pick<AppDeps, 'chain' | 'store'>): ReadCacheSource<ChainCachePoint> {
   const flags = new FreshRead(() => deps.store.getCounter(PROFILE_FLAGS_VERSION));
-  return async () => {
-    const [position, flagsVersion] = await Promise.all([deps.chain.position(), flags.get()]);
-    return `${position.tip.hashHex}:${position.mempoolVersion ?? 0}:${flagsVersion}`;
+  const idOf = (tipHashHex: string, mempoolVersion: number | undefined, flagsVersion: number): string =>
+    `${tipHashHex}:${mempoolVersion ?? 0}:${flagsVersion}`;
+  return {
+    async currentId() {
+      const [position, flagsVersion] = await Promise.all([deps.chain.position(), flags.get()]);
+      return idOf(position.tip.hashHex, position.mempoolVersion, flagsVersion);
+    },
+    async update(since) {
+      const [{ point, changed }, flagsVersion] = await Promise.all([deps.chain.pendingChanges(since?.pending ?? null), flags.get()]);
+      return {
+        point: { id: idOf(point.tipHashHex, point.version, flagsVersion), pending: point, flags: flagsVersion },
+        // Flags are counted, not listed: a change of them may touch any answer.
+        changed: since !== null && since.flags === flagsVersion ? changed : null,
+      };
+    },
   };
 }
 
@@ -100,10 +173,49 @@ export function sharedReadCache(deps: Pick<AppDeps, 'chain' | 'store' | 'config'
   let cache = caches.get(deps.chain);
   if (cache === undefined) {
     const maxBytes = deps.config.readCacheMb * 1024 * 1024;
-    cache = maxBytes > 0 ? new ReadCache(readVersion(deps), maxBytes) : null;
+    cache = maxBytes > 0 ? (new ReadCache(chainCacheSource(deps), maxBytes) as ReadCache) : null;
     caches.set(deps.chain, cache);
   }
   return cache;
+}
+
+/** Chain state as a cached handler may read it: every read is recorded. */
+export interface ChainReads {
+  /** The pending state: tip plus mempool (Chain.pendingView). */
+  pending(): Promise<StateIndexReader>;
+  /** Mined state only. */
+  mined(): StateIndexReader;
+}
+
+/** A reader that notes every key it is asked for. */
+class RecordingReader implements StateIndexReader {
+  constructor(
+    private readonly inner: StateIndexReader,
+    private readonly reads: Set<string>,
+  ) {}
+
+  get<T>(key: string): Promise<T | undefined> {
+    this.reads.add(key);
+    return this.inner.get<T>(key);
+  }
+
+  indexRange(key: string, range?: IndexRange): Promise<string[]> {
+    this.reads.add(key);
+    return this.inner.indexRange(key, range);
+  }
+}
+
+function chainReads(deps: Pick<AppDeps, 'chain' | 'store'>, reads: Set<string> | null): ChainReads {
+  const wrap = (r: StateIndexReader): StateIndexReader => (reads === null ? r : new RecordingReader(r, reads));
+  return {
+    pending: async () => wrap(await deps.chain.pendingView()),
+    mined: () => wrap(deps.store),
+  };
+}
+
+/** A route whose handler reads chain state through `state` only (see the module comment). */
+export interface CachedRoute<B> extends Omit<Route<B>, 'handle'> {
+  handle(ctx: RouteContext<B>, state: ChainReads): Promise<Reply> | Reply;
 }
 
 /**
@@ -111,22 +223,25 @@ export function sharedReadCache(deps: Pick<AppDeps, 'chain' | 'store' | 'config'
  * The key is the route and its validated body, so two spellings of one request (field case,
  * a number sent as a string) share an entry.
  */
-export function cachedRoute(deps: Pick<AppDeps, 'chain' | 'store' | 'config'>, r: Route): Route {
+export function cachedRoute<B>(deps: Pick<AppDeps, 'chain' | 'store' | 'config'>, r: CachedRoute<B>): Route {
   const cache = sharedReadCache(deps);
-  if (cache === null) return r;
-  return {
-    ...r,
+  const { handle, ...rest } = r;
+  if (cache === null) return { ...rest, handle: (ctx: RouteContext<B>) => handle(ctx, chainReads(deps, null)) } as Route;
+  const cached: Route<B> = {
+    ...rest,
     async handle(ctx): Promise<Reply> {
       const key = `${r.method} ${r.path}\n${stringifyJson(ctx.body ?? null)}\n${stringifyJson(ctx.params)}\n${ctx.query.toString()}`;
-      if (key.length > MAX_KEY_CHARS) return r.handle(ctx);
+      if (key.length > MAX_KEY_CHARS) return handle(ctx, chainReads(deps, null));
       const { version, text } = await cache.lookup(key);
       if (text !== undefined) return raw(text, 'application/json');
-      const reply = await r.handle(ctx);
+      const reads = new Set<string>();
+      const reply = await handle(ctx, chainReads(deps, reads));
       if (reply.kind !== 'json' || reply.status !== 200 || reply.headers !== undefined) return reply;
       // Serialized as the router would (compact JSON and a newline), once.
       const serialized = stringifyJson(reply.body) + '\n';
-      cache.store(version, key, serialized);
+      cache.store(version, key, serialized, reads);
       return raw(serialized, 'application/json');
     },
   };
+  return cached as Route;
 }

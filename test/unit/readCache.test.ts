@@ -1,13 +1,14 @@
 /**
  * The read path's two sharing primitives: FreshRead (one store read shared by concurrent
- * callers, never older than the call) and ReadCache (serialized answers per state version),
- * plus cachedRoute's keying and what it refuses to keep.
+ * callers, never older than the call) and ReadCache (serialized answers, each dropped when a
+ * state key it read changes), plus cachedRoute's keying, read recording and what it refuses
+ * to keep. That cached answers always equal fresh ones on a real chain: readCache.chain.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FreshRead } from '../../server/chain/freshRead.js';
 import { json, type Reply, type Route, type RouteContext } from '../../server/http/route.js';
-import { ReadCache } from '../../server/social/readCache.js';
+import { ReadCache, type CachePoint, type ChainReads } from '../../server/social/readCache.js';
 
 /** A read whose completion the test controls; records when each read started. */
 function controlledRead(): { read: () => Promise<number>; started: number[]; finish: (value: number) => void } {
@@ -82,77 +83,151 @@ describe('FreshRead', () => {
 });
 
 describe('ReadCache', () => {
-  const versioned = (): { cache: ReadCache; set: (v: string) => void } => {
-    let version = 'v1';
-    return { cache: new ReadCache(async () => version, 1 << 20), set: (v) => (version = v) };
+  /** A source whose point the test moves: `move(changed)` makes a new point with those keys changed (null: unknown). */
+  const following = (maxBytes = 1 << 20) => {
+    let n = 1;
+    let changed: ReadonlySet<string> | null = null;
+    let updates = 0;
+    const cache = new ReadCache<CachePoint>(
+      {
+        currentId: async () => `p${n}`,
+        update: async (since) => {
+          updates++;
+          return { point: { id: `p${n}` }, changed: since === null ? null : changed };
+        },
+      },
+      maxBytes,
+    );
+    return {
+      cache,
+      updates: () => updates,
+      move: (keys: string[] | null) => {
+        n++;
+        changed = keys === null ? null : new Set(keys);
+      },
+    };
   };
 
-  it('serves a stored answer while the version holds', async () => {
-    const { cache } = versioned();
+  it('serves a stored answer while the state holds', async () => {
+    const { cache } = following();
     const miss = await cache.lookup('k');
     assert.equal(miss.text, undefined, 'nothing cached at first');
-    cache.store(miss.version, 'k', '{"a":1}\n');
+    cache.store(miss.version, 'k', '{"a":1}\n', ['chain:bal:01']);
     assert.equal((await cache.lookup('k')).text, '{"a":1}\n');
     assert.deepEqual({ hits: cache.stats().hits, misses: cache.stats().misses }, { hits: 1, misses: 1 });
   });
 
-  it('drops every entry when the version changes', async () => {
-    const { cache, set } = versioned();
-    const { version } = await cache.lookup('k');
-    cache.store(version, 'k', 'old');
-    set('v2');
-    const after = await cache.lookup('k');
-    assert.equal(after.text, undefined, 'an answer of the old state is never served');
-    assert.equal(after.version, 'v2');
-    assert.equal(cache.stats().entries, 0, 'the old entries are gone');
+  it('drops exactly the answers that read a changed key', async () => {
+    const { cache, move } = following();
+    const { version } = await cache.lookup('a');
+    cache.store(version, 'a', 'A', ['k1', 'shared']);
+    cache.store(version, 'b', 'B', ['k2']);
+    cache.store(version, 'c', 'C', ['k3', 'shared']);
+    move(['shared', 'unread']);
+    assert.equal((await cache.lookup('a')).text, undefined, 'an answer that read a changed key is gone');
+    assert.equal((await cache.lookup('c')).text, undefined, 'every reader of the changed key is gone');
+    assert.equal((await cache.lookup('b')).text, 'B', 'an answer of untouched keys is still served');
+    assert.equal(cache.stats().entries, 1, 'only the untouched answer is left');
   });
 
-  it('does not keep an answer computed while the version moved on', async () => {
-    const { cache, set } = versioned();
-    const { version } = await cache.lookup('k');
-    set('v2');
-    await cache.lookup('other'); // a later request saw v2
-    cache.store(version, 'k', 'computed on v1');
-    assert.equal((await cache.lookup('k')).text, undefined, 'the v1 answer was not stored under v2');
+  it('drops every entry when what changed is unknown', async () => {
+    const { cache, move } = following();
+    const { version } = await cache.lookup('a');
+    cache.store(version, 'a', 'A', ['k1']);
+    cache.store(version, 'b', 'B', []);
+    move(null);
+    assert.equal((await cache.lookup('b')).text, undefined, 'even an answer that read nothing is dropped');
+    assert.deepEqual({ entries: cache.stats().entries, bytes: cache.stats().bytes }, { entries: 0, bytes: 0 });
   });
 
-  it('stays within its byte budget, oldest entries out first', async () => {
-    const cache = new ReadCache(async () => 'v', 4000);
+  it('does not keep an answer computed while the cache moved on', async () => {
+    const { cache, move } = following();
+    const { version } = await cache.lookup('k');
+    move([]);
+    await cache.lookup('other'); // a later request caught the cache up
+    cache.store(version, 'k', 'computed on p1', ['k1']);
+    assert.equal((await cache.lookup('k')).text, undefined, 'the p1 answer was not stored under p2');
+  });
+
+  it('catches up once for many concurrent lookups, and never serves a point older than the lookup saw', async () => {
+    const { cache, move, updates } = following();
+    const first = await cache.lookup('k');
+    cache.store(first.version, 'k', 'v', ['x']);
+    move(['x']);
+    const all = await Promise.all(Array.from({ length: 50 }, () => cache.lookup('k')));
+    assert.ok(updates() <= 3, `50 concurrent lookups caught up ${updates()} times`);
+    assert.ok(all.every((r) => r.version === 'p2' && r.text === undefined), 'every lookup is at p2 and misses the dropped answer');
+  });
+
+  it('stays within its byte budget, oldest entries out first, and forgets evicted readers', async () => {
+    const { cache, move } = following(4000);
     const { version } = await cache.lookup('x');
-    for (let i = 0; i < 30; i++) cache.store(version, `key${i}`, 'x'.repeat(90));
+    for (let i = 0; i < 30; i++) cache.store(version, `key${i}`, 'x'.repeat(80), [`r${i}`]);
     const s = cache.stats();
     assert.ok(s.bytes <= 4000, `${s.bytes} bytes held`);
-    assert.equal((await cache.lookup('key29')).text?.length, 90, 'the newest entry is kept');
+    assert.equal((await cache.lookup('key29')).text?.length, 80, 'the newest entry is kept');
     assert.equal((await cache.lookup('key0')).text, undefined, 'the oldest entry was evicted');
+    move(['r0', 'r29']);
+    assert.equal((await cache.lookup('key29')).text, undefined, 'a change drops its reader');
+    assert.equal((await cache.lookup('key28')).text?.length, 80, 'and nothing else');
   });
 
   it('refuses answers larger than a quarter of the budget', async () => {
-    const cache = new ReadCache(async () => 'v', 4000);
+    const { cache } = following(4000);
     const { version } = await cache.lookup('big');
-    cache.store(version, 'big', 'y'.repeat(1000));
+    cache.store(version, 'big', 'y'.repeat(1000), []);
     assert.equal(cache.stats().entries, 0, 'one answer may not take the whole cache');
   });
 });
 
 describe('cachedRoute', () => {
-  // Imported lazily: readCache.ts pulls the router, which is fine, but keep the table small.
-  const makeRoute = async (replies: Reply[]): Promise<{ route: Route; calls: () => number; bump: () => void }> => {
+  /**
+   * A route over a stand-in chain: the handler answers from the pending state key `body.key`;
+   * `write(key, value)` changes state the way an admission would (new mempool version, that key changed).
+   */
+  const makeRoute = async (replies?: Reply[]) => {
     const { cachedRoute } = await import('../../server/social/readCache.js');
+    const values = new Map<string, number>([['a', 1], ['b', 2]]);
     let calls = 0;
-    let mempoolVersion = 1;
+    let version = 1;
+    let changed = new Set<string>();
+    const reader = { get: async (k: string) => values.get(k), indexRange: async () => [] };
     const deps = {
       config: { readCacheMb: 1 },
-      store: { getCounter: async () => 0 },
-      chain: { position: async () => ({ tip: { hashHex: 'aa' }, mempoolVersion }) },
+      store: { getCounter: async () => 0, get: reader.get, indexRange: reader.indexRange },
+      chain: {
+        position: async () => ({ tip: { hashHex: 'aa' }, mempoolVersion: version }),
+        pendingChanges: async (since: unknown) => ({ point: { tipHashHex: 'aa', height: 1n, version }, changed: since === null ? null : changed }),
+        pendingView: async () => reader,
+      },
     } as unknown as Parameters<typeof cachedRoute>[0];
-    const inner: Route = { method: 'POST', path: '/r', summary: 's', handle: () => replies[Math.min(calls++, replies.length - 1)]! };
-    return { route: cachedRoute(deps, inner), calls: () => calls, bump: () => mempoolVersion++ };
+    const route = cachedRoute(deps, {
+      method: 'POST',
+      path: '/r',
+      summary: 's',
+      async handle({ body }, state: ChainReads) {
+        calls++;
+        if (replies) return replies[Math.min(calls - 1, replies.length - 1)]!;
+        const key = (body as { key: string }).key;
+        return json({ value: await (await state.pending()).get<number>(key) });
+      },
+    });
+    return {
+      route,
+      calls: () => calls,
+      write: (key: string, value: number) => {
+        values.set(key, value);
+        version++;
+        changed = new Set([key]);
+      },
+    };
   };
   const ctx = (body: unknown): RouteContext<unknown> =>
     ({ body, params: {}, query: new URLSearchParams(), headers: {}, remoteAddress: '127.0.0.1', log: undefined }) as unknown as RouteContext<unknown>;
+  const text = async (route: Route, body: unknown): Promise<string> => ((await route.handle(ctx(body))) as { body: string }).body;
 
-  it('answers a repeated request from the cache, serialized once, until the chain moves', async () => {
-    const { route, calls, bump } = await makeRoute([json({ n: 1n }), json({ n: 2n })]);
+  it('answers a repeated request from the cache, serialized once', async () => {
+    const { route, calls } = await makeRoute([json({ n: 1n })]);
     const first = await route.handle(ctx({ a: 1 }));
     const second = await route.handle(ctx({ a: 1 }));
     assert.deepEqual(first, { kind: 'raw', status: 200, body: '{"n":1}\n', contentType: 'application/json' });
@@ -160,8 +235,17 @@ describe('cachedRoute', () => {
     assert.equal(calls(), 1, 'the handler ran once');
     await route.handle(ctx({ a: 2 }));
     assert.equal(calls(), 2, 'another body is another entry');
-    bump();
-    assert.equal(((await route.handle(ctx({ a: 1 }))) as { body: string }).body, '{"n":2}\n', 'a new mempool version recomputes');
+  });
+
+  it('recomputes an answer when a key it read changes, and keeps the others', async () => {
+    const { route, calls, write } = await makeRoute();
+    assert.equal(await text(route, { key: 'a' }), '{"value":1}\n');
+    assert.equal(await text(route, { key: 'b' }), '{"value":2}\n');
+    assert.equal(calls(), 2);
+    write('a', 10);
+    assert.equal(await text(route, { key: 'a' }), '{"value":10}\n', 'the answer that read the written key is new');
+    assert.equal(await text(route, { key: 'b' }), '{"value":2}\n', 'the other is served from the cache');
+    assert.equal(calls(), 3, 'only the changed answer was recomputed');
   });
 
   it('never caches an error answer', async () => {

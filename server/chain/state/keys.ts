@@ -17,6 +17,11 @@ export const chainKeys = {
   hashAtHeight: (height: bigint): string => `chain:height:${height.toString().padStart(12, '0')}`,
   /** Where a mined transaction is (TxnLocation). */
   txn: (hashHex: string): string => `chain:txn:${hashHex}`,
+  /**
+   * Every key a main-chain block's commit wrote (string[], kept for an hour): how processes
+   * that did not connect the block learn what it changed (Chain.pendingChanges).
+   */
+  blockWrites: (hashHex: string): string => `chain:blockwrites:${hashHex}`,
 };
 
 export interface TipRecord {

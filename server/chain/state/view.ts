@@ -96,6 +96,11 @@ export class StateView {
     this.indexOps = [];
   }
 
+  /** Keys this view itself wrote (values and indexes), before `commitTo`: what its transaction changed. */
+  writtenKeys(): string[] {
+    return [...new Set([...this.writes.keys(), ...this.indexOps.map((o) => o.key)])];
+  }
+
   /** This view's writes as store operations (for the root view: everything to persist). */
   ops(): WriteOp[] {
     const values: WriteOp[] = [...this.writes].map(([key, v]) => (v === DELETED ? { op: 'del', key } : { op: 'set', key, value: v }));
