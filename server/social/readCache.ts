@@ -58,7 +58,8 @@ export interface ReadCacheSource<P extends CachePoint> {
 }
 
 interface Entry {
-  text: string;
+  /** The answer, UTF-8 encoded once (writing a string encodes it on every response). */
+  body: Buffer;
   /** State keys the answer read. */
   reads: readonly string[];
   size: number;
@@ -81,28 +82,28 @@ export class ReadCache<P extends CachePoint = CachePoint> {
   ) {}
 
   /** The cached answer of `key` at the current state, or the version to store a fresh one under. */
-  async lookup(key: string): Promise<{ version: string; text: string | undefined }> {
+  async lookup(key: string): Promise<{ version: string; body: Buffer | undefined }> {
     const id = await this.source.currentId();
     if (this.point?.id !== id) await this.updates.get();
     const version = this.point!.id;
-    const text = this.entries.get(key)?.text;
-    if (text === undefined) this.misses++;
+    const body = this.entries.get(key)?.body;
+    if (body === undefined) this.misses++;
     else this.hits++;
-    return { version, text };
+    return { version, body };
   }
 
   /**
-   * Keeps `text`, which read `reads`, unless the cache moved on while it was computed (it may
+   * Keeps `body`, which read `reads`, unless the cache moved on while it was computed (it may
    * then be of a state the catching up did not account for), or it could never fit.
    */
-  store(version: string, key: string, text: string, reads: Iterable<string>): void {
+  store(version: string, key: string, body: Buffer, reads: Iterable<string>): void {
     if (version !== this.point?.id || this.maxBytes <= 0) return;
     const readList = [...reads];
-    const size = (key.length + text.length + readList.reduce((n, k) => n + k.length, 0)) * 2;
+    const size = body.length + (key.length + readList.reduce((n, k) => n + k.length, 0)) * 2;
     if (size > this.maxBytes / 4) return;
     this.remove(key);
     while (this.bytes + size > this.maxBytes && this.entries.size > 0) this.remove(this.entries.keys().next().value!);
-    this.entries.set(key, { text, reads: readList, size });
+    this.entries.set(key, { body, reads: readList, size });
     this.bytes += size;
     for (const k of readList) {
       let set = this.readers.get(k);
@@ -232,13 +233,13 @@ export function cachedRoute<B>(deps: Pick<AppDeps, 'chain' | 'store' | 'config'>
     async handle(ctx): Promise<Reply> {
       const key = `${r.method} ${r.path}\n${stringifyJson(ctx.body ?? null)}\n${stringifyJson(ctx.params)}\n${ctx.query.toString()}`;
       if (key.length > MAX_KEY_CHARS) return handle(ctx, chainReads(deps, null));
-      const { version, text } = await cache.lookup(key);
-      if (text !== undefined) return raw(text, 'application/json');
+      const { version, body } = await cache.lookup(key);
+      if (body !== undefined) return raw(body, 'application/json');
       const reads = new Set<string>();
       const reply = await handle(ctx, chainReads(deps, reads));
       if (reply.kind !== 'json' || reply.status !== 200 || reply.headers !== undefined) return reply;
       // Serialized as the router would (compact JSON and a newline), once.
-      const serialized = stringifyJson(reply.body) + '\n';
+      const serialized = Buffer.from(stringifyJson(reply.body) + '\n', 'utf8');
       cache.store(version, key, serialized, reads);
       return raw(serialized, 'application/json');
     },

@@ -111,32 +111,32 @@ describe('ReadCache', () => {
   it('serves a stored answer while the state holds', async () => {
     const { cache } = following();
     const miss = await cache.lookup('k');
-    assert.equal(miss.text, undefined, 'nothing cached at first');
-    cache.store(miss.version, 'k', '{"a":1}\n', ['chain:bal:01']);
-    assert.equal((await cache.lookup('k')).text, '{"a":1}\n');
+    assert.equal(miss.body, undefined, 'nothing cached at first');
+    cache.store(miss.version, 'k', Buffer.from('{"a":1}\n'), ['chain:bal:01']);
+    assert.equal((await cache.lookup('k')).body?.toString(), '{"a":1}\n');
     assert.deepEqual({ hits: cache.stats().hits, misses: cache.stats().misses }, { hits: 1, misses: 1 });
   });
 
   it('drops exactly the answers that read a changed key', async () => {
     const { cache, move } = following();
     const { version } = await cache.lookup('a');
-    cache.store(version, 'a', 'A', ['k1', 'shared']);
-    cache.store(version, 'b', 'B', ['k2']);
-    cache.store(version, 'c', 'C', ['k3', 'shared']);
+    cache.store(version, 'a', Buffer.from('A'), ['k1', 'shared']);
+    cache.store(version, 'b', Buffer.from('B'), ['k2']);
+    cache.store(version, 'c', Buffer.from('C'), ['k3', 'shared']);
     move(['shared', 'unread']);
-    assert.equal((await cache.lookup('a')).text, undefined, 'an answer that read a changed key is gone');
-    assert.equal((await cache.lookup('c')).text, undefined, 'every reader of the changed key is gone');
-    assert.equal((await cache.lookup('b')).text, 'B', 'an answer of untouched keys is still served');
+    assert.equal((await cache.lookup('a')).body?.toString(), undefined, 'an answer that read a changed key is gone');
+    assert.equal((await cache.lookup('c')).body?.toString(), undefined, 'every reader of the changed key is gone');
+    assert.equal((await cache.lookup('b')).body?.toString(), 'B', 'an answer of untouched keys is still served');
     assert.equal(cache.stats().entries, 1, 'only the untouched answer is left');
   });
 
   it('drops every entry when what changed is unknown', async () => {
     const { cache, move } = following();
     const { version } = await cache.lookup('a');
-    cache.store(version, 'a', 'A', ['k1']);
-    cache.store(version, 'b', 'B', []);
+    cache.store(version, 'a', Buffer.from('A'), ['k1']);
+    cache.store(version, 'b', Buffer.from('B'), []);
     move(null);
-    assert.equal((await cache.lookup('b')).text, undefined, 'even an answer that read nothing is dropped');
+    assert.equal((await cache.lookup('b')).body?.toString(), undefined, 'even an answer that read nothing is dropped');
     assert.deepEqual({ entries: cache.stats().entries, bytes: cache.stats().bytes }, { entries: 0, bytes: 0 });
   });
 
@@ -145,37 +145,37 @@ describe('ReadCache', () => {
     const { version } = await cache.lookup('k');
     move([]);
     await cache.lookup('other'); // a later request caught the cache up
-    cache.store(version, 'k', 'computed on p1', ['k1']);
-    assert.equal((await cache.lookup('k')).text, undefined, 'the p1 answer was not stored under p2');
+    cache.store(version, 'k', Buffer.from('computed on p1'), ['k1']);
+    assert.equal((await cache.lookup('k')).body?.toString(), undefined, 'the p1 answer was not stored under p2');
   });
 
   it('catches up once for many concurrent lookups, and never serves a point older than the lookup saw', async () => {
     const { cache, move, updates } = following();
     const first = await cache.lookup('k');
-    cache.store(first.version, 'k', 'v', ['x']);
+    cache.store(first.version, 'k', Buffer.from('v'), ['x']);
     move(['x']);
     const all = await Promise.all(Array.from({ length: 50 }, () => cache.lookup('k')));
     assert.ok(updates() <= 3, `50 concurrent lookups caught up ${updates()} times`);
-    assert.ok(all.every((r) => r.version === 'p2' && r.text === undefined), 'every lookup is at p2 and misses the dropped answer');
+    assert.ok(all.every((r) => r.version === 'p2' && r.body === undefined), 'every lookup is at p2 and misses the dropped answer');
   });
 
   it('stays within its byte budget, oldest entries out first, and forgets evicted readers', async () => {
     const { cache, move } = following(4000);
     const { version } = await cache.lookup('x');
-    for (let i = 0; i < 30; i++) cache.store(version, `key${i}`, 'x'.repeat(80), [`r${i}`]);
+    for (let i = 0; i < 30; i++) cache.store(version, `key${i}`, Buffer.from('x'.repeat(200)), [`r${i}`]);
     const s = cache.stats();
     assert.ok(s.bytes <= 4000, `${s.bytes} bytes held`);
-    assert.equal((await cache.lookup('key29')).text?.length, 80, 'the newest entry is kept');
-    assert.equal((await cache.lookup('key0')).text, undefined, 'the oldest entry was evicted');
+    assert.equal((await cache.lookup('key29')).body?.length, 200, 'the newest entry is kept');
+    assert.equal((await cache.lookup('key0')).body?.toString(), undefined, 'the oldest entry was evicted');
     move(['r0', 'r29']);
-    assert.equal((await cache.lookup('key29')).text, undefined, 'a change drops its reader');
-    assert.equal((await cache.lookup('key28')).text?.length, 80, 'and nothing else');
+    assert.equal((await cache.lookup('key29')).body?.toString(), undefined, 'a change drops its reader');
+    assert.equal((await cache.lookup('key28')).body?.length, 200, 'and nothing else');
   });
 
   it('refuses answers larger than a quarter of the budget', async () => {
     const { cache } = following(4000);
     const { version } = await cache.lookup('big');
-    cache.store(version, 'big', 'y'.repeat(1000), []);
+    cache.store(version, 'big', Buffer.from('y'.repeat(1000)), []);
     assert.equal(cache.stats().entries, 0, 'one answer may not take the whole cache');
   });
 });
@@ -224,13 +224,13 @@ describe('cachedRoute', () => {
   };
   const ctx = (body: unknown): RouteContext<unknown> =>
     ({ body, params: {}, query: new URLSearchParams(), headers: {}, remoteAddress: '127.0.0.1', log: undefined }) as unknown as RouteContext<unknown>;
-  const text = async (route: Route, body: unknown): Promise<string> => ((await route.handle(ctx(body))) as { body: string }).body;
+  const text = async (route: Route, body: unknown): Promise<string> => String(((await route.handle(ctx(body))) as { body: Buffer }).body);
 
   it('answers a repeated request from the cache, serialized once', async () => {
     const { route, calls } = await makeRoute([json({ n: 1n })]);
     const first = await route.handle(ctx({ a: 1 }));
     const second = await route.handle(ctx({ a: 1 }));
-    assert.deepEqual(first, { kind: 'raw', status: 200, body: '{"n":1}\n', contentType: 'application/json' });
+    assert.deepEqual(first, { kind: 'raw', status: 200, body: Buffer.from('{"n":1}\n'), contentType: 'application/json' });
     assert.deepEqual(second, first, 'the same bytes');
     assert.equal(calls(), 1, 'the handler ran once');
     await route.handle(ctx({ a: 2 }));
