@@ -12,7 +12,7 @@
  * ways round.
  * @module
  */
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../../test/helpers/chainNode.js';
+import { dmBody, keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair } from '../../test/helpers/chainNode.js';
 
 export const DATASET = {
   USERS: 100,
@@ -70,16 +70,7 @@ export async function populate(redisUrl: string, log: (line: string) => void = (
     );
     log(`funded ${users.length + 1} users`);
 
-    const profile = (k: KeyPair, username: string): J => ({
-      UpdaterPublicKeyBase58Check: k.pk,
-      ProfilePublicKeyBase58Check: '',
-      NewUsername: username,
-      NewDescription: `read bench user ${username}`,
-      NewProfilePic: '',
-      NewCreatorBasisPoints: 1000,
-      NewStakeMultipleBasisPoints: 12500,
-      IsHidden: false,
-    });
+    const profile = (k: KeyPair, username: string): J => profileBody(k.pk, username, `read bench user ${username}`);
     await submitAll(n, [
       ...users.map((u, i) => ({ path: 'update-profile', body: profile(u, usernames[i]!), signer: u })),
       { path: 'update-profile', body: profile(creator, creatorName), signer: creator },
@@ -88,22 +79,13 @@ export async function populate(redisUrl: string, log: (line: string) => void = (
 
     // DM threads: users[0] with users[1..DM_THREADS], alternating sender.
     const hub = users[0]!;
-    const dm = (from: KeyPair, to: KeyPair, text: string): J => ({
-      SenderAccessGroupOwnerPublicKeyBase58Check: from.pk,
-      SenderAccessGroupPublicKeyBase58Check: from.pk,
-      SenderAccessGroupKeyName: '',
-      RecipientAccessGroupOwnerPublicKeyBase58Check: to.pk,
-      RecipientAccessGroupPublicKeyBase58Check: to.pk,
-      RecipientAccessGroupKeyName: '',
-      EncryptedMessageText: Buffer.from(text, 'utf8').toString('hex'),
-    });
     const partners = users.slice(1, 1 + DATASET.DM_THREADS);
     // One sender at a time per thread would serialise on nonces anyway; interleave the threads.
     const messages: Array<{ path: string; body: J; signer: KeyPair }> = [];
     for (let m = 0; m < DATASET.MESSAGES_PER_THREAD; m++) {
       for (const p of partners) {
         const [from, to] = m % 2 === 0 ? [hub, p] : [p, hub];
-        messages.push({ path: 'send-dm-message', body: dm(from, to, `message ${m} of a bench thread, long enough to look like a real encrypted text`), signer: from });
+        messages.push({ path: 'send-dm-message', body: dmBody(from.pk, to.pk, `message ${m} of a bench thread, long enough to look like a real encrypted text`), signer: from });
       }
     }
     await submitAll(n, messages);

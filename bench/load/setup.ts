@@ -9,7 +9,7 @@
  * it before the measured nodes start.
  * @module
  */
-import { keyPair, startChainNode, type J } from '../../test/helpers/chainNode.js';
+import { dmBody, keyPair, profileBody, startChainNode, type J } from '../../test/helpers/chainNode.js';
 
 /** A key the load process signs with. */
 export interface Writer {
@@ -34,31 +34,6 @@ const FUND_NANOS = 50_000_000;
 /** A start point after every message (year 2033): the first page of a thread. */
 export const FAR_FUTURE = '2000000000000000000';
 export const PAGE_SIZE = 25;
-
-export function profileBody(w: Writer, description: string): J {
-  return {
-    UpdaterPublicKeyBase58Check: w.pk,
-    ProfilePublicKeyBase58Check: '',
-    NewUsername: w.username,
-    NewDescription: description,
-    NewProfilePic: '',
-    NewCreatorBasisPoints: 1000,
-    NewStakeMultipleBasisPoints: 12500,
-    IsHidden: false,
-  };
-}
-
-export function dmBody(from: Writer, to: Writer, text: string): J {
-  return {
-    SenderAccessGroupOwnerPublicKeyBase58Check: from.pk,
-    SenderAccessGroupPublicKeyBase58Check: from.pk,
-    SenderAccessGroupKeyName: '',
-    RecipientAccessGroupOwnerPublicKeyBase58Check: to.pk,
-    RecipientAccessGroupPublicKeyBase58Check: to.pk,
-    RecipientAccessGroupKeyName: '',
-    EncryptedMessageText: Buffer.from(text, 'utf8').toString('hex'),
-  };
-}
 
 /** The first page of the thread of writer `a` with writer `b`, as `a` reads it. */
 export function threadPageBody(a: Writer, b: Writer): J {
@@ -94,9 +69,9 @@ export async function setupWriters(redisUrl: string, count: number, log: (line: 
       last = await submitOnly('send-deso', { SenderPublicKeyBase58Check: n.miner.pk, RecipientPublicKeyOrUsername: w.pk, AmountNanos: FUND_NANOS }, n.miner);
     }
     await n.waitMined(last);
-    for (const w of writers) last = await submitOnly('update-profile', profileBody(w, `load bench writer ${w.username}`), w);
+    for (const w of writers) last = await submitOnly('update-profile', profileBody(w.pk, w.username, `load bench writer ${w.username}`), w);
     await n.waitMined(last);
-    for (let i = 0; i < count; i += 2) last = await submitOnly('send-dm-message', dmBody(writers[i]!, writers[i + 1]!, 'first message of a load bench thread'), writers[i]!);
+    for (let i = 0; i < count; i += 2) last = await submitOnly('send-dm-message', dmBody(writers[i]!.pk, writers[i + 1]!.pk, 'first message of a load bench thread'), writers[i]!);
     await n.waitMined(last);
     log(`${count} writers funded, with profiles and ${count / 2} DM threads`);
     return {

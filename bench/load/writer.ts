@@ -12,7 +12,8 @@
  * @module
  */
 import { signTx } from 'deso-protocol';
-import { dmBody, FAR_FUTURE, profileBody, type Writer } from './setup.js';
+import { dmBody, profileBody } from '../../test/helpers/chainNode.js';
+import { FAR_FUTURE, type Writer } from './setup.js';
 import { percentile } from '../http/loadgen.js';
 
 export type WriteKind = 'send-deso' | 'send-dm-message' | 'update-profile';
@@ -159,8 +160,8 @@ export class WriteStream {
       kind === 'send-deso'
         ? { SenderPublicKeyBase58Check: w.pk, RecipientPublicKeyOrUsername: partner.pk, AmountNanos: 1000 }
         : kind === 'send-dm-message'
-          ? dmBody(w, partner, text)
-          : profileBody(w, text);
+          ? dmBody(w.pk, partner.pk, text)
+          : profileBody(w.pk, w.username, text);
     const t = performance.now();
     try {
       const c = await post(this.base, kind, { ...FEE, ...body });

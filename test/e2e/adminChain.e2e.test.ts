@@ -13,7 +13,7 @@ import { constructTxn } from '../../server/chain/construct.js';
 import { chainKeys } from '../../server/chain/state/keys.js';
 import { encodeUvarint } from '../../server/chain/txn/varint.js';
 import { adminTable } from '../helpers/adminTable.js';
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
@@ -58,24 +58,14 @@ interface Ctx {
   waiting: string[];
 }
 
-const profileBody = (k: KeyPair, username: string): J => ({
-  ...FEE,
-  UpdaterPublicKeyBase58Check: k.pk,
-  ProfilePublicKeyBase58Check: '',
-  NewUsername: username,
-  NewDescription: '',
-  NewProfilePic: '',
-  NewCreatorBasisPoints: 1000,
-  NewStakeMultipleBasisPoints: 12500,
-  IsHidden: false,
-});
+const ownProfile = (k: KeyPair, username: string): J => ({ ...FEE, ...profileBody(k.pk, username) });
 
 async function setup(n: ChainNode): Promise<Ctx> {
   const tag = Date.now().toString(36).slice(-6);
   const [alice, bob, carol] = [keyPair(), keyPair(), keyPair()];
   for (const k of [updater, alice, bob, carol, outsider]) await n.fund(k.pk, 0.2 * 1e9);
   const aliceName = `al${tag}`;
-  await n.submit((await n.ok('update-profile', profileBody(alice, aliceName)))['TransactionHex'] as string, alice, 'sdk');
+  await n.submit((await n.ok('update-profile', ownProfile(alice, aliceName)))['TransactionHex'] as string, alice, 'sdk');
   return { n, alice, aliceName, bob, carol, carolName: `ca${tag}`, waiting: [] };
 }
 
@@ -169,7 +159,7 @@ function suite(store: 'memory' | 'redis'): void {
       it('a profile created after the update is charged the new CreateProfileFeeNanos', async () => {
         const c = ctx();
         const before = await c.n.deps.chain.balance(c.carol.pk33);
-        const built = await c.n.ok('update-profile', profileBody(c.carol, c.carolName));
+        const built = await c.n.ok('update-profile', ownProfile(c.carol, c.carolName));
         await c.n.submit(built['TransactionHex'] as string, c.carol, 'sdk');
         const after = await c.n.deps.chain.balance(c.carol.pk33);
         assert.equal(before - after, BigInt(built['FeeNanos'] as number) + BigInt(NEW_PROFILE_FEE), 'network fee plus the on-chain profile fee');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const COIN = 10n ** 18n;
@@ -42,16 +42,7 @@ async function mined(n: ChainNode, path: string, body: J, signer: KeyPair): Prom
   return (await n.submit(c['TransactionHex'] as string, signer, 'sdk'))['TxnHashHex'] as string;
 }
 
-const profile = (k: KeyPair, username: string): J => ({
-  UpdaterPublicKeyBase58Check: k.pk,
-  ProfilePublicKeyBase58Check: '',
-  NewUsername: username,
-  NewDescription: '',
-  NewProfilePic: '',
-  NewCreatorBasisPoints: 1000,
-  NewStakeMultipleBasisPoints: 12500,
-  IsHidden: false,
-});
+const profile = (k: KeyPair, username: string): J => profileBody(k.pk, username);
 
 const order = (transactor: KeyPair, buying: string, selling: string, side: 'ASK' | 'BID', price: string, quantity: string): J => ({
   TransactorPublicKeyBase58Check: transactor.pk,

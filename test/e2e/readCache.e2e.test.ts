@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sharedReadCache } from '../../server/social/readCache.js';
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
+import { dmBody, keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -51,26 +51,8 @@ async function mustWrite(via: ChainNode, path: string, body: J, signer: KeyPair)
   assert.ok(await write(via, path, body, signer), `${path} accepted`);
 }
 
-const profileBody = (i: number, description: string): J => ({
-  UpdaterPublicKeyBase58Check: users[i]!.pk,
-  ProfilePublicKeyBase58Check: '',
-  NewUsername: current(i),
-  NewDescription: description,
-  NewProfilePic: '',
-  NewCreatorBasisPoints: 1000,
-  NewStakeMultipleBasisPoints: 12500,
-  IsHidden: false,
-});
-
-const dmBody = (from: number, to: number, text: string): J => ({
-  SenderAccessGroupOwnerPublicKeyBase58Check: users[from]!.pk,
-  SenderAccessGroupPublicKeyBase58Check: users[from]!.pk,
-  SenderAccessGroupKeyName: '',
-  RecipientAccessGroupOwnerPublicKeyBase58Check: users[to]!.pk,
-  RecipientAccessGroupPublicKeyBase58Check: users[to]!.pk,
-  RecipientAccessGroupKeyName: '',
-  EncryptedMessageText: Buffer.from(text, 'utf8').toString('hex'),
-});
+/** User i's profile under its current username. */
+const userProfile = (i: number, description: string): J => profileBody(users[i]!.pk, current(i), description);
 
 /** Orders on user 0's DAO coin against the native coin: users 1-2 sell it, users 3-4 buy it. */
 const orderBody = (i: number, price: string, quantity: string): J => ({
@@ -129,9 +111,9 @@ before(async () => {
   }
   await mustWrite(cached, 'send-deso', { SenderPublicKeyBase58Check: cached.miner.pk, RecipientPublicKeyOrUsername: uncached.miner.pk, AmountNanos: 100_000_000 }, cached.miner);
   await cached.mineBlock();
-  for (const i of [0, 1, 2, 3]) await mustWrite(cached, 'update-profile', profileBody(i, 'first'), users[i]!);
+  for (const i of [0, 1, 2, 3]) await mustWrite(cached, 'update-profile', userProfile(i, 'first'), users[i]!);
   for (const [n, m] of [[cached, 'a'], [uncached, 'b']] as const) {
-    await mustWrite(cached, 'update-profile', { ...profileBody(0, 'a miner'), UpdaterPublicKeyBase58Check: n.miner.pk, NewUsername: `rc${tag}miner${m}` }, n.miner);
+    await mustWrite(cached, 'update-profile', profileBody(n.miner.pk, `rc${tag}miner${m}`, 'a miner'), n.miner);
   }
   await cached.mineBlock();
   await mustWrite(cached, 'dao-coin', { UpdaterPublicKeyBase58Check: users[0]!.pk, ProfilePublicKeyBase58CheckOrUsername: users[0]!.pk, OperationType: 'mint', CoinsToMintNanos: hex(1000n * COIN) }, users[0]!);
@@ -182,12 +164,12 @@ describe('the read cache under a stream of writes and blocks from two nodes', ()
         ok = await write(via, kind, { SenderPublicKeyBase58Check: users[i]!.pk, RecipientPublicKeyOrUsername: users[j]!.pk, AmountNanos: 1000 + step }, users[i]!);
       } else if (roll < 0.5) {
         kind = 'send-dm-message';
-        ok = await write(via, kind, dmBody(i, j, `step ${step}`), users[i]!);
+        ok = await write(via, kind, dmBody(users[i]!.pk, users[j]!.pk, `step ${step}`), users[i]!);
       } else if (roll < 0.65) {
         const creator = i % 4;
         kind = random() < 0.3 ? 'update-profile (new username)' : 'update-profile';
         if (kind !== 'update-profile') usernames[creator]!.push(`rc${tag}u${creator}s${step}`);
-        ok = await write(via, 'update-profile', profileBody(creator, `step ${step}`), users[creator]!);
+        ok = await write(via, 'update-profile', userProfile(creator, `step ${step}`), users[creator]!);
       } else if (roll < 0.9) {
         const trader = 1 + (i % 4);
         kind = 'create-dao-coin-limit-order';

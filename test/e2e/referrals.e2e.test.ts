@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getSignedJWT } from 'deso-protocol';
 import { recordReferralSignup } from '../../server/social/referrals.js';
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
@@ -56,17 +56,7 @@ const signupBody = async (k: KeyPair, code: string, signer: KeyPair = k): Promis
 
 async function createProfile(n: ChainNode, k: KeyPair, username: string): Promise<void> {
   await n.fund(k.pk, 0.1 * 1e9);
-  const c = await n.ok('update-profile', {
-    ...FEE,
-    UpdaterPublicKeyBase58Check: k.pk,
-    ProfilePublicKeyBase58Check: '',
-    NewUsername: username,
-    NewDescription: '',
-    NewProfilePic: '',
-    NewCreatorBasisPoints: 1000,
-    NewStakeMultipleBasisPoints: 12500,
-    IsHidden: false,
-  });
+  const c = await n.ok('update-profile', { ...FEE, ...profileBody(k.pk, username) });
   await n.submit(c['TransactionHex'] as string, k, 'sdk');
 }
 

@@ -16,7 +16,7 @@ import { issueJwt } from '../../server/identity/jwt.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { confirmEmailVerification, isCommentHidden, setMailer, type VerificationMail } from '../../server/social/userMetadata.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
-import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const COIN = 10n ** 18n;
@@ -69,17 +69,7 @@ async function mined(n: ChainNode, path: string, body: J, signer: KeyPair): Prom
 const fund = (n: ChainNode, k: KeyPair, nanos: number): Promise<string> =>
   mined(n, 'send-deso', { SenderPublicKeyBase58Check: n.miner.pk, RecipientPublicKeyOrUsername: k.pk, AmountNanos: nanos }, n.miner);
 
-const profileBody = (k: KeyPair, username: string, extra: J = {}): J => ({
-  UpdaterPublicKeyBase58Check: k.pk,
-  ProfilePublicKeyBase58Check: '',
-  NewUsername: username,
-  NewDescription: `about ${username}`,
-  NewProfilePic: '',
-  NewCreatorBasisPoints: 1000,
-  NewStakeMultipleBasisPoints: 12500,
-  IsHidden: false,
-  ...extra,
-});
+const userProfile = (k: KeyPair, username: string, extra: J = {}): J => ({ ...profileBody(k.pk, username, `about ${username}`), ...extra });
 
 const buy = (buyer: KeyPair, creator: KeyPair, nanos: number): J => ({
   UpdaterPublicKeyBase58Check: buyer.pk,
@@ -135,13 +125,13 @@ async function setup(n: ChainNode): Promise<Ctx> {
   await Promise.all([alice, troll, hidden, dave, owner, ...paged].map((k) => fund(n, k, 0.1 * 1e9)));
 
   await Promise.all([
-    mined(n, 'update-profile', profileBody(creator, names.creator, { NewProfilePic: PIC, ExtraData: { Website: 'https://example.com' } }), creator),
-    mined(n, 'update-profile', profileBody(troll, names.troll), troll),
-    mined(n, 'update-profile', profileBody(hidden, names.hidden), hidden),
-    ...paged.map((k, i) => mined(n, 'update-profile', profileBody(k, names.paged[i]!), k)),
+    mined(n, 'update-profile', userProfile(creator, names.creator, { NewProfilePic: PIC, ExtraData: { Website: 'https://example.com' } }), creator),
+    mined(n, 'update-profile', userProfile(troll, names.troll), troll),
+    mined(n, 'update-profile', userProfile(hidden, names.hidden), hidden),
+    ...paged.map((k, i) => mined(n, 'update-profile', userProfile(k, names.paged[i]!), k)),
   ]);
   // IsHidden is only taken from an update of an existing profile.
-  await mined(n, 'update-profile', profileBody(hidden, names.hidden, { IsHidden: true }), hidden);
+  await mined(n, 'update-profile', userProfile(hidden, names.hidden, { IsHidden: true }), hidden);
   // Creator coins: distinct values so the coin-value order is known; the creator's is the largest.
   await Promise.all([
     mined(n, 'buy-or-sell-creator-coin', buy(alice, creator, 50_000_000), alice),

@@ -37,6 +37,36 @@ export function keyPair(): KeyPair {
   return { seedHex: Buffer.from(secret).toString('hex'), pk: encodePublicKey(pk33, 'testnet'), pk33 };
 }
 
+/**
+ * An update-profile body for `pk`'s own profile: this username and description, no picture,
+ * 10% creator basis points, shown. Callers spread a fee or other fields over it.
+ */
+export function profileBody(pk: string, username: string, description = ''): J {
+  return {
+    UpdaterPublicKeyBase58Check: pk,
+    ProfilePublicKeyBase58Check: '',
+    NewUsername: username,
+    NewDescription: description,
+    NewProfilePic: '',
+    NewCreatorBasisPoints: 1000,
+    NewStakeMultipleBasisPoints: 12500,
+    IsHidden: false,
+  };
+}
+
+/** A send-dm-message body between the base access groups of two keys; `text` travels as hex. */
+export function dmBody(fromPk: string, toPk: string, text: string): J {
+  return {
+    SenderAccessGroupOwnerPublicKeyBase58Check: fromPk,
+    SenderAccessGroupPublicKeyBase58Check: fromPk,
+    SenderAccessGroupKeyName: '',
+    RecipientAccessGroupOwnerPublicKeyBase58Check: toPk,
+    RecipientAccessGroupPublicKeyBase58Check: toPk,
+    RecipientAccessGroupKeyName: '',
+    EncryptedMessageText: Buffer.from(text, 'utf8').toString('hex'),
+  };
+}
+
 export type Signer = 'identity' | 'sdk';
 
 export interface ChainNode {
