@@ -288,11 +288,14 @@ export class Chain {
    * it wrote. Between two points on one tip only admissions or prunes happen, so a key neither
    * replay wrote holds the store's value in both; with admissions alone, exactly the keys the
    * new admissions wrote changed. Across blocks, add every key the blocks' commits wrote.
+   *
+   * `view` is the pending state at `point` (its mempool part is fixed; keys it does not hold
+   * are read from the store, so they are of `point` only while the tip is still `point`'s).
    */
-  async pendingChanges(since: PendingPoint | null): Promise<{ point: PendingPoint; changed: ReadonlySet<string> | null }> {
+  async pendingChanges(since: PendingPoint | null): Promise<{ point: PendingPoint; changed: ReadonlySet<string> | null; view: StateView }> {
     const replay = await this.replayMempool();
     const point: PendingPoint = { tipHashHex: replay.tip.hashHex, height: replay.tip.height, version: replay.version, writes: replay.writes };
-    return { point, changed: since === null ? null : await this.keysChangedBetween(since, point) };
+    return { point, changed: since === null ? null : await this.keysChangedBetween(since, point), view: replay.view.child() };
   }
 
   private async keysChangedBetween(from: PendingPoint, to: PendingPoint): Promise<ReadonlySet<string> | null> {

@@ -41,7 +41,7 @@ export interface MetricsSources {
   network: string;
   chain: { tip(): Promise<{ height: bigint | number }>; mempoolSize(): Promise<number> };
   /** Counters of the process's read cache (social/readCache.ts); null when it is off. */
-  readCache?: () => { hits: number; misses: number; entries: number; bytes: number } | null;
+  readCache?: () => { hits: number; misses: number; entries: number; bytes: number; rechecked: number; kept: number } | null;
   health: { readonly lastPingMs: number; current(): { ready: boolean } };
   minerFeed: { readonly subscribers: number; readonly rounds: number };
   /** The block producer role (chain/blockProducer.ts); absent in baselines without one. */
@@ -151,6 +151,14 @@ export class NodeMetrics {
     r.counter({ name: 'socialnode_read_cache_misses_total', help: 'Hot read route requests computed from state (then cached).' }, (c) => {
       const stats = this.sources?.readCache?.();
       if (stats) c.setTotal(undefined, stats.misses);
+    });
+    r.counter({ name: 'socialnode_read_cache_rechecked_total', help: 'Cached answers that read a state key written since, looked at again.' }, (c) => {
+      const stats = this.sources?.readCache?.();
+      if (stats) c.setTotal(undefined, stats.rechecked);
+    });
+    r.counter({ name: 'socialnode_read_cache_kept_total', help: 'Rechecked answers kept: every written key they read still held what they saw.' }, (c) => {
+      const stats = this.sources?.readCache?.();
+      if (stats) c.setTotal(undefined, stats.kept);
     });
     r.gauge({ name: 'socialnode_read_cache_bytes', help: 'Approximate memory held by cached answers.' }, (g) => {
       const stats = this.sources?.readCache?.();

@@ -11,8 +11,11 @@
  * Each request first learns where the state is (tip, mempool version, flags counter: one
  * coalesced store read, never staler than a read of its own: chain/freshRead.ts). When that
  * moved, the cache catches up once (Chain.pendingChanges): it learns which state keys may have
- * changed since its last point and drops only the answers that read one of them. A change of
- * the flags, or changes that cannot be bounded, drop everything. An answer of another
+ * been written since its last point, reads those of them that kept answers read again at the
+ * new point, and drops only the answers that saw a different value. (A block writes again
+ * every key its transactions wrote on admission, and the pending values of those stay the
+ * same: without the second look, every block would drop every answer of its senders.) A
+ * change of the flags, or changes that cannot be bounded, drop everything. An answer of another
  * process's write is therefore never served once the position read has seen that write, and a
  * process's own writes are seen by its next request.
  *
@@ -28,17 +31,24 @@ import { FreshRead } from '../chain/freshRead.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { stringifyJson } from '../http/router.js';
 import { raw, type Reply, type Route, type RouteContext } from '../http/route.js';
+import { encodeValue } from '../store/codec.js';
 import type { IndexRange } from '../store/types.js';
 import { PROFILE_FLAGS_VERSION } from './profileEntry.js';
 
 /** Keys longer than this (large bodies) are not cached: they are rare and would crowd out the rest. */
 const MAX_KEY_CHARS = 4096;
+/** Distinct reads one catch-up makes to look again at written keys; past it, their readers are dropped unread. */
+const MAX_RECHECK_READS = 512;
 
 export interface ReadCacheStats {
   hits: number;
   misses: number;
   entries: number;
   bytes: number;
+  /** Answers that read a key written since, looked at again on catching up. */
+  rechecked: number;
+  /** Of those, kept: every written key they read still held what they saw. */
+  kept: number;
 }
 
 /** Where the cached state is: equal ids mean nothing an answer reads has changed. */
@@ -54,15 +64,41 @@ export interface ReadCacheSource<P extends CachePoint> {
    * Catches up: the current point, and the state keys that may have changed since `since`
    * (null: unknown, treat everything as changed).
    */
-  update(since: P | null): Promise<{ point: P; changed: ReadonlySet<string> | null }>;
+  update(since: P | null): Promise<{ point: P; changed: ReadonlySet<string> | null; reader?: PointReader }>;
+}
+
+/** The state at the point `update` answered, to read written keys again. */
+export interface PointReader extends StateIndexReader {
+  /** After the reads: whether they were of that point (false: treat every one as changed). */
+  settled(): Promise<boolean>;
+}
+
+/** One read an answer made. */
+export interface StateRead {
+  key: string;
+  /**
+   * What it saw, to compare with a later read of the same key (and index range) in the pending
+   * state. Absent (a read of mined state): the answer goes whenever the key is written.
+   */
+  seen?: { range?: IndexRange; value: Buffer };
 }
 
 interface Entry {
   /** The answer, UTF-8 encoded once (writing a string encodes it on every response). */
   body: Buffer;
-  /** State keys the answer read. */
-  reads: readonly string[];
+  reads: readonly StateRead[];
   size: number;
+}
+
+/** Bytes that stand for a read value: equal bytes, equal value. Undefined (absent) is empty. */
+export function fingerprint(value: unknown): Buffer {
+  return value === undefined ? EMPTY : encodeValue(value);
+}
+const EMPTY = Buffer.alloc(0);
+
+/** A read's key and index range: reads with equal ids see equal values at one point. */
+function readId(r: StateRead): string {
+  return r.seen?.range === undefined ? r.key : `${r.key}\n${JSON.stringify(r.seen.range)}`;
 }
 
 export class ReadCache<P extends CachePoint = CachePoint> {
@@ -73,6 +109,10 @@ export class ReadCache<P extends CachePoint = CachePoint> {
   private bytes = 0;
   private hits = 0;
   private misses = 0;
+  private rechecked = 0;
+  private kept = 0;
+  /** While catching up, answers are not kept: the entries are being checked against the new point. */
+  private catching = false;
   /** Catching up runs one at a time, and a caller only joins one that started after it asked. */
   private readonly updates = new FreshRead(() => this.catchUp());
 
@@ -96,36 +136,84 @@ export class ReadCache<P extends CachePoint = CachePoint> {
    * Keeps `body`, which read `reads`, unless the cache moved on while it was computed (it may
    * then be of a state the catching up did not account for), or it could never fit.
    */
-  store(version: string, key: string, body: Buffer, reads: Iterable<string>): void {
-    if (version !== this.point?.id || this.maxBytes <= 0) return;
+  store(version: string, key: string, body: Buffer, reads: Iterable<StateRead>): void {
+    if (version !== this.point?.id || this.catching || this.maxBytes <= 0) return;
     const readList = [...reads];
-    const size = body.length + (key.length + readList.reduce((n, k) => n + k.length, 0)) * 2;
+    const size = body.length + key.length * 2 + readList.reduce((n, r) => n + r.key.length * 2 + (r.seen?.value.length ?? 0) + 32, 0);
     if (size > this.maxBytes / 4) return;
     this.remove(key);
     while (this.bytes + size > this.maxBytes && this.entries.size > 0) this.remove(this.entries.keys().next().value!);
     this.entries.set(key, { body, reads: readList, size });
     this.bytes += size;
-    for (const k of readList) {
-      let set = this.readers.get(k);
-      if (set === undefined) this.readers.set(k, (set = new Set()));
+    for (const r of readList) {
+      let set = this.readers.get(r.key);
+      if (set === undefined) this.readers.set(r.key, (set = new Set()));
       set.add(key);
     }
   }
 
   stats(): ReadCacheStats {
-    return { hits: this.hits, misses: this.misses, entries: this.entries.size, bytes: this.bytes };
+    return { hits: this.hits, misses: this.misses, entries: this.entries.size, bytes: this.bytes, rechecked: this.rechecked, kept: this.kept };
   }
 
   private async catchUp(): Promise<void> {
-    const { point, changed } = await this.source.update(this.point);
-    if (changed === null) {
-      this.entries.clear();
-      this.readers.clear();
-      this.bytes = 0;
-    } else {
-      for (const k of changed) for (const key of this.readers.get(k) ?? []) this.remove(key);
+    this.catching = true;
+    try {
+      const { point, changed, reader } = await this.source.update(this.point);
+      if (changed === null) {
+        this.entries.clear();
+        this.readers.clear();
+        this.bytes = 0;
+      } else {
+        const suspects = new Set<string>();
+        for (const k of changed) for (const key of this.readers.get(k) ?? []) suspects.add(key);
+        const stale = reader === undefined || suspects.size === 0 ? suspects : await this.recheck(suspects, changed, reader);
+        this.rechecked += suspects.size;
+        this.kept += suspects.size - stale.size;
+        for (const key of stale) this.remove(key);
+      }
+      this.point = point;
+    } finally {
+      this.catching = false;
     }
-    this.point = point;
+  }
+
+  /**
+   * Of the answers that read a written key, those that would now read something else: each
+   * written key (and index range) they read is read once more at the new point and compared
+   * with what each answer saw. All of them when the reads could not be pinned to that point.
+   */
+  private async recheck(suspects: ReadonlySet<string>, changed: ReadonlySet<string>, reader: PointReader): Promise<ReadonlySet<string>> {
+    const now = new Map<string, { key: string; range?: IndexRange; value?: Buffer }>();
+    const stale = new Set<string>();
+    for (const entryKey of suspects) {
+      for (const r of this.entries.get(entryKey)!.reads) {
+        if (!changed.has(r.key)) continue;
+        if (r.seen === undefined) stale.add(entryKey);
+        else {
+          const id = readId(r);
+          if (!now.has(id)) now.set(id, { key: r.key, range: r.seen.range });
+        }
+      }
+    }
+    if (now.size > MAX_RECHECK_READS) return suspects;
+    await Promise.all(
+      [...now.values()].map(async (read) => {
+        read.value = fingerprint(read.range === undefined ? await reader.get(read.key) : await reader.indexRange(read.key, read.range));
+      }),
+    );
+    if (!(await reader.settled())) return suspects;
+    for (const entryKey of suspects) {
+      if (stale.has(entryKey)) continue;
+      for (const r of this.entries.get(entryKey)!.reads) {
+        if (!changed.has(r.key)) continue;
+        if (!now.get(readId(r))!.value!.equals(r.seen!.value)) {
+          stale.add(entryKey);
+          break;
+        }
+      }
+    }
+    return stale;
   }
 
   private remove(key: string): void {
@@ -133,7 +221,7 @@ export class ReadCache<P extends CachePoint = CachePoint> {
     if (entry === undefined) return;
     this.entries.delete(key);
     this.bytes -= entry.size;
-    for (const k of entry.reads) {
+    for (const { key: k } of entry.reads) {
       const set = this.readers.get(k);
       set?.delete(key);
       if (set?.size === 0) this.readers.delete(k);
@@ -157,11 +245,18 @@ export function chainCacheSource(deps: Pick<AppDeps, 'chain' | 'store'>): ReadCa
       return idOf(position.tip.hashHex, position.mempoolVersion, flagsVersion);
     },
     async update(since) {
-      const [{ point, changed }, flagsVersion] = await Promise.all([deps.chain.pendingChanges(since?.pending ?? null), flags.get()]);
+      const [{ point, changed, view }, flagsVersion] = await Promise.all([deps.chain.pendingChanges(since?.pending ?? null), flags.get()]);
       return {
         point: { id: idOf(point.tipHashHex, point.version, flagsVersion), pending: point, flags: flagsVersion },
         // Flags are counted, not listed: a change of them may touch any answer.
         changed: since !== null && since.flags === flagsVersion ? changed : null,
+        reader: {
+          get: (key) => view.get(key),
+          indexRange: (key, range) => view.indexRange(key, range),
+          // The view reads keys its mempool part does not hold from the store: of the point
+          // only while no block has moved the tip since.
+          settled: async () => (await deps.chain.position()).tip.hashHex === point.tipHashHex,
+        },
       };
     },
   };
@@ -188,29 +283,39 @@ export interface ChainReads {
   mined(): StateIndexReader;
 }
 
-/** A reader that notes every key it is asked for. */
+/**
+ * A reader that notes every key it is asked for; with `keepSeen` (the pending state), what it
+ * saw too, so a later catch-up can tell whether a write changed it.
+ */
 class RecordingReader implements StateIndexReader {
   constructor(
     private readonly inner: StateIndexReader,
-    private readonly reads: Set<string>,
+    private readonly reads: StateRead[],
+    private readonly keepSeen: boolean,
   ) {}
 
-  get<T>(key: string): Promise<T | undefined> {
-    this.reads.add(key);
-    return this.inner.get<T>(key);
+  async get<T>(key: string): Promise<T | undefined> {
+    if (!this.keepSeen) this.reads.push({ key });
+    const value = await this.inner.get<T>(key);
+    if (this.keepSeen) this.reads.push({ key, seen: { value: fingerprint(value) } });
+    return value;
   }
 
-  indexRange(key: string, range?: IndexRange): Promise<string[]> {
-    this.reads.add(key);
-    return this.inner.indexRange(key, range);
+  async indexRange(key: string, range?: IndexRange): Promise<string[]> {
+    if (!this.keepSeen) this.reads.push({ key });
+    const members = await this.inner.indexRange(key, range);
+    if (this.keepSeen) this.reads.push({ key, seen: { range: range ?? {}, value: fingerprint(members) } });
+    return members;
   }
 }
 
-function chainReads(deps: Pick<AppDeps, 'chain' | 'store'>, reads: Set<string> | null): ChainReads {
-  const wrap = (r: StateIndexReader): StateIndexReader => (reads === null ? r : new RecordingReader(r, reads));
+function chainReads(deps: Pick<AppDeps, 'chain' | 'store'>, reads: StateRead[] | null): ChainReads {
   return {
-    pending: async () => wrap(await deps.chain.pendingView()),
-    mined: () => wrap(deps.store),
+    pending: async () => {
+      const view = await deps.chain.pendingView();
+      return reads === null ? view : new RecordingReader(view, reads, true);
+    },
+    mined: () => (reads === null ? deps.store : new RecordingReader(deps.store, reads, false)),
   };
 }
 
@@ -235,7 +340,7 @@ export function cachedRoute<B>(deps: Pick<AppDeps, 'chain' | 'store' | 'config'>
       if (key.length > MAX_KEY_CHARS) return handle(ctx, chainReads(deps, null));
       const { version, body } = await cache.lookup(key);
       if (body !== undefined) return raw(body, 'application/json');
-      const reads = new Set<string>();
+      const reads: StateRead[] = [];
       const reply = await handle(ctx, chainReads(deps, reads));
       if (reply.kind !== 'json' || reply.status !== 200 || reply.headers !== undefined) return reply;
       // Serialized as the router would (compact JSON and a newline), once.

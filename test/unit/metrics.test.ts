@@ -171,7 +171,7 @@ describe('GET /metrics (NodeMetrics through the router)', () => {
       producer: { leading: true, templatesPublished: 4 },
       cryptoPool: { queueSize: 1, threadCount: 2 },
       inFlight: () => 1,
-      readCache: () => ({ hits: 7, misses: 2, entries: 2, bytes: 512 }),
+      readCache: () => ({ hits: 7, misses: 2, entries: 2, bytes: 512, rechecked: 5, kept: 3 }),
     });
     const parsed = parsePrometheusText(String((await router.dispatch(get('/metrics'))).body));
     const v = (name: string, labels: Record<string, string> = {}) => sampleValue(parsed, name, labels);
@@ -194,6 +194,8 @@ describe('GET /metrics (NodeMetrics through the router)', () => {
     assert.equal(v('socialnode_http_in_flight'), 1);
     assert.equal(v('socialnode_read_cache_hits_total'), 7);
     assert.equal(v('socialnode_read_cache_misses_total'), 2);
+    assert.equal(v('socialnode_read_cache_rechecked_total'), 5);
+    assert.equal(v('socialnode_read_cache_kept_total'), 3);
     assert.equal(v('socialnode_read_cache_bytes'), 512);
     assert.equal(v('socialnode_info', { store: 'memory', network: 'testnet' }), 1);
     assert.ok((v('process_resident_memory_bytes') ?? 0) > 0, 'rss');

@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FreshRead } from '../../server/chain/freshRead.js';
 import { json, type Reply, type Route, type RouteContext } from '../../server/http/route.js';
-import { ReadCache, type CachePoint, type ChainReads } from '../../server/social/readCache.js';
+import { fingerprint, ReadCache, type CachePoint, type ChainReads, type PointReader, type StateRead } from '../../server/social/readCache.js';
+
+/** Reads of these keys, with nothing to compare later (as reads of mined state are kept). */
+const keys = (...ks: string[]): StateRead[] => ks.map((key) => ({ key }));
 
 /** A read whose completion the test controls; records when each read started. */
 function controlledRead(): { read: () => Promise<number>; started: number[]; finish: (value: number) => void } {
@@ -112,7 +115,7 @@ describe('ReadCache', () => {
     const { cache } = following();
     const miss = await cache.lookup('k');
     assert.equal(miss.body, undefined, 'nothing cached at first');
-    cache.store(miss.version, 'k', Buffer.from('{"a":1}\n'), ['chain:bal:01']);
+    cache.store(miss.version, 'k', Buffer.from('{"a":1}\n'), keys('chain:bal:01'));
     assert.equal((await cache.lookup('k')).body?.toString(), '{"a":1}\n');
     assert.deepEqual({ hits: cache.stats().hits, misses: cache.stats().misses }, { hits: 1, misses: 1 });
   });
@@ -120,9 +123,9 @@ describe('ReadCache', () => {
   it('drops exactly the answers that read a changed key', async () => {
     const { cache, move } = following();
     const { version } = await cache.lookup('a');
-    cache.store(version, 'a', Buffer.from('A'), ['k1', 'shared']);
-    cache.store(version, 'b', Buffer.from('B'), ['k2']);
-    cache.store(version, 'c', Buffer.from('C'), ['k3', 'shared']);
+    cache.store(version, 'a', Buffer.from('A'), keys('k1', 'shared'));
+    cache.store(version, 'b', Buffer.from('B'), keys('k2'));
+    cache.store(version, 'c', Buffer.from('C'), keys('k3', 'shared'));
     move(['shared', 'unread']);
     assert.equal((await cache.lookup('a')).body?.toString(), undefined, 'an answer that read a changed key is gone');
     assert.equal((await cache.lookup('c')).body?.toString(), undefined, 'every reader of the changed key is gone');
@@ -133,8 +136,8 @@ describe('ReadCache', () => {
   it('drops every entry when what changed is unknown', async () => {
     const { cache, move } = following();
     const { version } = await cache.lookup('a');
-    cache.store(version, 'a', Buffer.from('A'), ['k1']);
-    cache.store(version, 'b', Buffer.from('B'), []);
+    cache.store(version, 'a', Buffer.from('A'), keys('k1'));
+    cache.store(version, 'b', Buffer.from('B'), keys());
     move(null);
     assert.equal((await cache.lookup('b')).body?.toString(), undefined, 'even an answer that read nothing is dropped');
     assert.deepEqual({ entries: cache.stats().entries, bytes: cache.stats().bytes }, { entries: 0, bytes: 0 });
@@ -145,14 +148,14 @@ describe('ReadCache', () => {
     const { version } = await cache.lookup('k');
     move([]);
     await cache.lookup('other'); // a later request caught the cache up
-    cache.store(version, 'k', Buffer.from('computed on p1'), ['k1']);
+    cache.store(version, 'k', Buffer.from('computed on p1'), keys('k1'));
     assert.equal((await cache.lookup('k')).body?.toString(), undefined, 'the p1 answer was not stored under p2');
   });
 
   it('catches up once for many concurrent lookups, and never serves a point older than the lookup saw', async () => {
     const { cache, move, updates } = following();
     const first = await cache.lookup('k');
-    cache.store(first.version, 'k', Buffer.from('v'), ['x']);
+    cache.store(first.version, 'k', Buffer.from('v'), keys('x'));
     move(['x']);
     const all = await Promise.all(Array.from({ length: 50 }, () => cache.lookup('k')));
     assert.ok(updates() <= 3, `50 concurrent lookups caught up ${updates()} times`);
@@ -162,7 +165,7 @@ describe('ReadCache', () => {
   it('stays within its byte budget, oldest entries out first, and forgets evicted readers', async () => {
     const { cache, move } = following(4000);
     const { version } = await cache.lookup('x');
-    for (let i = 0; i < 30; i++) cache.store(version, `key${i}`, Buffer.from('x'.repeat(200)), [`r${i}`]);
+    for (let i = 0; i < 30; i++) cache.store(version, `key${i}`, Buffer.from('x'.repeat(200)), keys(`r${i}`));
     const s = cache.stats();
     assert.ok(s.bytes <= 4000, `${s.bytes} bytes held`);
     assert.equal((await cache.lookup('key29')).body?.length, 200, 'the newest entry is kept');
@@ -175,8 +178,151 @@ describe('ReadCache', () => {
   it('refuses answers larger than a quarter of the budget', async () => {
     const { cache } = following(4000);
     const { version } = await cache.lookup('big');
-    cache.store(version, 'big', Buffer.from('y'.repeat(1000)), []);
+    cache.store(version, 'big', Buffer.from('y'.repeat(1000)), keys());
     assert.equal(cache.stats().entries, 0, 'one answer may not take the whole cache');
+  });
+});
+
+describe('ReadCache: a second look at written keys', () => {
+  /**
+   * A source over a key-value state the test writes: `write(entries)` makes a new point with
+   * those keys written (maybe to the values they had). The point's reader counts its reads;
+   * `unsettle()` makes its next look unpinned (a block moved the tip during the reads).
+   */
+  const overState = () => {
+    const values = new Map<string, unknown>();
+    const indexes = new Map<string, string[]>();
+    let n = 1;
+    let written = new Set<string>();
+    let settled = true;
+    let reads = 0;
+    let gate: Promise<void> | null = null;
+    const reader: PointReader = {
+      get: async <T>(key: string) => {
+        reads++;
+        await gate;
+        return values.get(key) as T | undefined;
+      },
+      indexRange: async (key, range = {}) => {
+        reads++;
+        return (indexes.get(key) ?? []).slice(0, range.limit);
+      },
+      settled: async () => settled,
+    };
+    const cache = new ReadCache<CachePoint>(
+      { currentId: async () => `p${n}`, update: async (since) => ({ point: { id: `p${n}` }, changed: since === null ? null : written, reader }) },
+      1 << 20,
+    );
+    /** What an answer saw of `key`, as the cache's recording reader notes it. */
+    const seen = (key: string): StateRead => ({ key, seen: { value: fingerprint(values.get(key)) } });
+    const seenRange = (key: string, limit: number): StateRead => ({ key, seen: { range: { limit }, value: fingerprint((indexes.get(key) ?? []).slice(0, limit)) } });
+    return {
+      cache,
+      values,
+      indexes,
+      seen,
+      seenRange,
+      reads: () => reads,
+      unsettle: () => (settled = false),
+      hold: () => {
+        let open!: () => void;
+        gate = new Promise((r) => (open = r));
+        return () => {
+          gate = null;
+          open();
+        };
+      },
+      write: (entries: Record<string, unknown>, alsoWritten: string[] = []) => {
+        for (const [k, v] of Object.entries(entries)) values.set(k, v);
+        written = new Set([...Object.keys(entries), ...alsoWritten]);
+        n++;
+      },
+    };
+  };
+
+  it('keeps an answer whose written keys still hold what it read, and drops one whose value changed', async () => {
+    const s = overState();
+    s.values.set('bal:a', 100n).set('bal:b', 7n).set('profile:a', { Username: 'a' });
+    const { version } = await s.cache.lookup('x');
+    s.cache.store(version, 'profile a', Buffer.from('A'), [s.seen('profile:a'), s.seen('bal:a')]);
+    s.cache.store(version, 'profile b', Buffer.from('B'), [s.seen('bal:b')]);
+    s.write({ 'bal:a': 100n, 'bal:b': 6n }); // a block mined a's transaction again; b paid a fee
+    assert.equal((await s.cache.lookup('profile a')).body?.toString(), 'A', 'the same value written again keeps the answer');
+    assert.equal((await s.cache.lookup('profile b')).body, undefined, 'a new value drops it');
+    assert.deepEqual({ rechecked: s.cache.stats().rechecked, kept: s.cache.stats().kept }, { rechecked: 2, kept: 1 });
+  });
+
+  it('tells a deleted key from one that holds a value', async () => {
+    const s = overState();
+    s.values.set('k', 1);
+    const { version } = await s.cache.lookup('x');
+    s.cache.store(version, 'reads k', Buffer.from('K'), [s.seen('k'), s.seen('absent')]);
+    s.values.delete('k');
+    s.write({}, ['k']);
+    assert.equal((await s.cache.lookup('reads k')).body, undefined, 'a key gone is a change');
+    s.cache.store((await s.cache.lookup('x')).version, 'reads absent', Buffer.from('N'), [s.seen('absent')]);
+    s.write({}, ['absent']);
+    assert.equal((await s.cache.lookup('reads absent')).body?.toString(), 'N', 'an absent key still absent is not');
+  });
+
+  it('reads each written key once per catch-up, however many answers read it', async () => {
+    const s = overState();
+    s.values.set('shared', 'v');
+    const { version } = await s.cache.lookup('x');
+    for (let i = 0; i < 20; i++) s.cache.store(version, `a${i}`, Buffer.from(`${i}`), [s.seen('shared'), s.seen(`own${i}`)]);
+    const before = s.reads();
+    s.write({ shared: 'v' });
+    assert.equal((await s.cache.lookup('a0')).body?.toString(), '0');
+    assert.equal(s.reads() - before, 1, 'one read for twenty readers');
+    assert.equal(s.cache.stats().entries, 20, 'all kept');
+  });
+
+  it('compares index reads range by range', async () => {
+    const s = overState();
+    s.indexes.set('thread', ['m1', 'm2']);
+    const { version } = await s.cache.lookup('x');
+    s.cache.store(version, 'first', Buffer.from('1'), [s.seenRange('thread', 1)]);
+    s.cache.store(version, 'all', Buffer.from('2'), [s.seenRange('thread', 10)]);
+    s.indexes.set('thread', ['m1', 'm2', 'm3']);
+    s.write({}, ['thread']);
+    assert.equal((await s.cache.lookup('first')).body?.toString(), '1', 'the first member is unchanged');
+    assert.equal((await s.cache.lookup('all')).body, undefined, 'the whole range gained a member');
+  });
+
+  it('drops every suspect when the second look could not be pinned to the point', async () => {
+    const s = overState();
+    s.values.set('k', 1);
+    const { version } = await s.cache.lookup('x');
+    s.cache.store(version, 'a', Buffer.from('A'), [s.seen('k')]);
+    s.cache.store(version, 'b', Buffer.from('B'), [s.seen('other')]);
+    s.unsettle();
+    s.write({ k: 1 });
+    assert.equal((await s.cache.lookup('a')).body, undefined, 'an unpinned look proves nothing');
+    assert.equal((await s.cache.lookup('b')).body?.toString(), 'B', 'answers of unwritten keys stay');
+  });
+
+  it('drops an answer that read a written key with nothing to compare (mined state)', async () => {
+    const s = overState();
+    s.values.set('k', 1);
+    const { version } = await s.cache.lookup('x');
+    s.cache.store(version, 'mined', Buffer.from('M'), [{ key: 'k' }]);
+    s.write({ k: 1 });
+    assert.equal((await s.cache.lookup('mined')).body, undefined);
+  });
+
+  it('keeps no answer computed while it catches up', async () => {
+    const s = overState();
+    s.values.set('k', 1);
+    const first = await s.cache.lookup('x');
+    s.cache.store(first.version, 'a', Buffer.from('A'), [s.seen('k')]);
+    s.write({ k: 2 });
+    const release = s.hold();
+    const catching = s.cache.lookup('a');
+    await tick();
+    s.cache.store(first.version, 'late', Buffer.from('L'), [s.seen('k')]); // looked up before the write, done now
+    release();
+    assert.equal((await catching).body, undefined, 'the changed answer is gone');
+    assert.equal((await s.cache.lookup('late')).body, undefined, 'the answer stored during the catch-up was refused');
   });
 });
 
@@ -197,7 +343,7 @@ describe('cachedRoute', () => {
       store: { getCounter: async () => 0, get: reader.get, indexRange: reader.indexRange },
       chain: {
         position: async () => ({ tip: { hashHex: 'aa' }, mempoolVersion: version }),
-        pendingChanges: async (since: unknown) => ({ point: { tipHashHex: 'aa', height: 1n, version }, changed: since === null ? null : changed }),
+        pendingChanges: async (since: unknown) => ({ point: { tipHashHex: 'aa', height: 1n, version }, changed: since === null ? null : changed, view: reader }),
         pendingView: async () => reader,
       },
     } as unknown as Parameters<typeof cachedRoute>[0];
@@ -208,8 +354,8 @@ describe('cachedRoute', () => {
       async handle({ body }, state: ChainReads) {
         calls++;
         if (replies) return replies[Math.min(calls - 1, replies.length - 1)]!;
-        const key = (body as { key: string }).key;
-        return json({ value: await (await state.pending()).get<number>(key) });
+        const { key, mined } = body as { key: string; mined?: boolean };
+        return json({ value: await (mined ? state.mined() : await state.pending()).get<number>(key) });
       },
     });
     return {
@@ -246,6 +392,17 @@ describe('cachedRoute', () => {
     assert.equal(await text(route, { key: 'a' }), '{"value":10}\n', 'the answer that read the written key is new');
     assert.equal(await text(route, { key: 'b' }), '{"value":2}\n', 'the other is served from the cache');
     assert.equal(calls(), 3, 'only the changed answer was recomputed');
+  });
+
+  it('keeps an answer when a write leaves the pending value it read as it was, but not one of mined state', async () => {
+    const { route, calls, write } = await makeRoute();
+    await text(route, { key: 'a' });
+    await text(route, { key: 'a', mined: true });
+    write('a', 1);
+    assert.equal(await text(route, { key: 'a' }), '{"value":1}\n');
+    assert.equal(calls(), 2, 'the pending read saw the same value: served from the cache');
+    assert.equal(await text(route, { key: 'a', mined: true }), '{"value":1}\n');
+    assert.equal(calls(), 3, 'a mined read is not compared: recomputed');
   });
 
   it('never caches an error answer', async () => {
