@@ -32,7 +32,7 @@ import { StateView } from './state/view.js';
 import type { StateReader } from './state/reader.js';
 import { getGlobalParams, globalParamsDefaults, type GlobalParams } from './state/globalParams.js';
 import { randomU64 } from './random.js';
-import { FreshRead } from './freshRead.js';
+import type { WatchedRead } from '../store/watchedRead.js';
 import { toHex, fromHex } from '../hex.js';
 
 /** Pub/sub channels: a new tip, a changed mempool. */
@@ -239,6 +239,7 @@ export class Chain {
 
   constructor(opts: ChainOptions) {
     this.store = opts.store;
+    this.positionRead = this.store.watchedRead(() => this.readPosition());
     this.crypto = opts.crypto;
     this.params = opts.params;
     this.log = opts.log;
@@ -383,19 +384,22 @@ export class Chain {
 
   /**
    * Where the chain is now: the tip and the mempool's admission counter (undefined before the
-   * first admission). Concurrent callers share one store read that started after they asked
-   * (FreshRead), so this is never staler than a read of one's own. Anything derived only from
-   * chain state is still valid while both are unchanged.
+   * first admission). Never staler than a read of one's own, though usually not a read of its
+   * own: the store remembers it until a commit (store/watchedRead.ts), and concurrent callers
+   * share one read. Anything derived only from chain state is still valid while both are
+   * unchanged.
    */
   position(): Promise<ChainPosition> {
     return this.positionRead.get();
   }
 
-  private readonly positionRead = new FreshRead<ChainPosition>(async () => {
+  private readonly positionRead: WatchedRead<ChainPosition>;
+
+  private async readPosition(): Promise<ChainPosition> {
     const [tip, mempoolVersion] = await this.store.getMany<unknown>([chainKeys.tip, MEMPOOL_VERSION]);
     if (!tip) throw new Error('chain not initialised: call init() first');
     return { tip: tip as TipRecord, mempoolVersion: mempoolVersion as number | undefined };
-  });
+  }
 
   async tip(): Promise<TipRecord> {
     const tip = await this.store.get<TipRecord>(chainKeys.tip);

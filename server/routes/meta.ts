@@ -36,7 +36,7 @@ export function metaRoutes(deps: AppDeps): Route[] {
       summary: 'Node parameters for frontends (spec §2.9)',
       body: getAppStateBody,
       async handle() {
-        const [tip, params] = await Promise.all([deps.chain.tip(), deps.chain.globalParams()]);
+        const [{ tip }, params] = await Promise.all([deps.chain.position(), deps.chain.globalParams()]);
         return json(appState(deps.config, { blockHeight: Number(tip.height), createProfileFeeNanos: params.createProfileFeeNanos }));
       },
     }),

@@ -9,7 +9,7 @@
  * is handed, which records every key (and index) read; the answer is kept with those keys.
  *
  * Each request first learns where the state is (tip, mempool version, flags counter: one
- * coalesced store read, never staler than a read of its own: chain/freshRead.ts). When that
+ * coalesced store read, never staler than a read of its own: store/freshRead.ts). When that
  * moved, the cache catches up once (Chain.pendingChanges): it learns which state keys may have
  * been written since its last point, reads those of them that kept answers read again at the
  * new point, and drops only the answers that saw a different value. (A block writes again
@@ -27,7 +27,7 @@
  */
 import type { AppDeps } from '../app.js';
 import type { PendingPoint } from '../chain/chain.js';
-import { FreshRead } from '../chain/freshRead.js';
+import { FreshRead } from '../store/freshRead.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { stringifyJson } from '../http/router.js';
 import { raw, type Reply, type Route, type RouteContext } from '../http/route.js';
@@ -236,7 +236,7 @@ interface ChainCachePoint extends CachePoint {
 
 /** The cache's source: the chain's pending state and the profile flags counter. */
 export function chainCacheSource(deps: Pick<AppDeps, 'chain' | 'store'>): ReadCacheSource<ChainCachePoint> {
-  const flags = new FreshRead(() => deps.store.getCounter(PROFILE_FLAGS_VERSION));
+  const flags = deps.store.watchedRead(() => deps.store.getCounter(PROFILE_FLAGS_VERSION));
   const idOf = (tipHashHex: string, mempoolVersion: number | undefined, flagsVersion: number): string =>
     `${tipHashHex}:${mempoolVersion ?? 0}:${flagsVersion}`;
   return {

@@ -29,6 +29,7 @@ import {
   type PreparedOp,
 } from './shared.js';
 import { prepareTake, takeFromBucket, type BucketState } from './tokenBucket.js';
+import { LocalEpoch, WatchedRead } from './watchedRead.js';
 
 export interface MemoryStoreOptions {
   /** How often expired values are swept (reads also expire lazily). @default 30000 */
@@ -105,6 +106,8 @@ export class MemoryStore implements Store {
   private readonly channels = new Map<string, Set<Subscription>>();
   private readonly onError: (err: unknown) => void;
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** Bumped by every write: watched reads remember values until then. */
+  private readonly changes = new LocalEpoch();
   private closed = false;
 
   constructor(opts: MemoryStoreOptions = {}) {
@@ -228,6 +231,10 @@ export class MemoryStore implements Store {
     return take;
   }
 
+  watchedRead<T>(read: () => Promise<T>): WatchedRead<T> {
+    return new WatchedRead(this.changes, read);
+  }
+
   async publish(channel: string, message: unknown): Promise<void> {
     this.assertOpen();
     assertName(channel, 'channel');
@@ -322,6 +329,7 @@ export class MemoryStore implements Store {
   }
 
   private applySet(key: string, bytes: Buffer, ttlMs: number | undefined): void {
+    this.changes.bump();
     // Copy: msgpackr returns a view into a shared 8 KiB chunk, which a long-lived small value
     // would otherwise pin in memory.
     const expiresAt = ttlMs === undefined ? undefined : Date.now() + ttlMs;
@@ -333,6 +341,7 @@ export class MemoryStore implements Store {
 
   /** Removes whatever the key holds (value, counter, index), like Redis DEL. */
   private applyDelete(key: string): boolean {
+    this.changes.bump();
     const hadValue = this.liveValue(key) !== undefined;
     this.values.delete(key);
     this.expiring.delete(key);
@@ -342,12 +351,14 @@ export class MemoryStore implements Store {
   }
 
   private applyIncr(key: string, by: number): number {
+    this.changes.bump();
     const next = (this.counters.get(key) ?? 0) + by;
     this.counters.set(key, next);
     return next;
   }
 
   private applyIndexAdd(key: string, members: readonly string[]): void {
+    this.changes.bump();
     if (members.length === 0) return;
     let sorted = this.indexes.get(key);
     if (sorted === undefined) {
@@ -361,6 +372,7 @@ export class MemoryStore implements Store {
   }
 
   private applyIndexRemove(key: string, members: readonly string[]): void {
+    this.changes.bump();
     const sorted = this.indexes.get(key);
     if (sorted === undefined) return;
     for (const member of members) {

@@ -8,7 +8,9 @@
  *   <prefix>c:<key>  counter - Redis integer string, INCRBY
  *   <prefix>x:<key>  index   - sorted set, every score 0, read BYLEX
  *   <prefix>b:<key>  bucket  - token bucket hash {t: tokens, a: epoch ms}, PX until full again
- * Pub/sub channels are `<prefix><channel>` carrying msgpack bytes.
+ *   <prefix>leases:holders   - set of read-lease holders (readLeases.ts)
+ * Pub/sub channels are `<prefix><channel>` carrying msgpack bytes; the read leases' own
+ * channels (`<prefix>leases:…`) carry plain strings.
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +40,8 @@ import {
   warnSubscriberError,
 } from './shared.js';
 import { prepareTake } from './tokenBucket.js';
+import { LEASE_MS, LEASE_NAMES, ReadLeases } from './readLeases.js';
+import { WatchedRead } from './watchedRead.js';
 import { parseRedisUrl, RedisUrlError, redactRedisUrl, redisUrlSecrets, type ParsedRedisUrl } from './redisUrl.js';
 
 export { redactRedisUrl };
@@ -82,13 +86,17 @@ const BUCKET = 'b:';
 
 const COMMIT_LUA = readFileSync(new URL('./scripts/commit.lua', import.meta.url), 'utf8');
 const TAKE_TOKENS_LUA = readFileSync(new URL('./scripts/takeTokens.lua', import.meta.url), 'utf8');
+const RENEW_LEASE_LUA = readFileSync(new URL('./scripts/renewLease.lua', import.meta.url), 'utf8');
 
 /**
  * The client with the commit script registered by `defineCommand` (numkeys passed first).
  * ioredis flattens array arguments, so long key/arg lists need no call-site spread.
  */
 type CommitClient = Redis & {
-  storeCommit(numKeys: number, keys: string[], args: (string | Buffer | number)[]): Promise<number>;
+  /** `[1, ...lease holders]` when applied, `[0]` when a guard failed (scripts/commit.lua). */
+  storeCommit(numKeys: number, keys: string[], args: (string | Buffer | number)[]): Promise<[number, ...string[]]>;
+  /** scripts/renewLease.lua: the holders set, then holder, notices channel, ping. */
+  storeRenewLease(holders: string, holder: string, channel: string, ping: string): Promise<number>;
   /** scripts/takeTokens.lua: one key, then capacity, refillPerSec, cost, nowMs. */
   storeTakeTokens(key: string, capacity: string, refillPerSec: string, cost: string, nowMs: string): Promise<[number, string, number]>;
 };
@@ -112,6 +120,9 @@ export class RedisStore implements Store {
   readonly kind = 'redis' as const;
 
   private readonly channels = new Map<string, Channel>();
+  /** The read leases' channels: plain-string messages, one listener each. */
+  private readonly leaseChannels = new Map<string, (message: string) => void>();
+  private readonly leases: ReadLeases;
   private subscriber: Promise<Redis> | undefined;
   /** Latest connection error; explains a failed connect better than "Connection is closed." */
   private lastConnectionError: unknown;
@@ -131,7 +142,19 @@ export class RedisStore implements Store {
     private readonly onError: ((err: unknown) => void) | undefined,
     /** Connected through Redis Sentinel (`redis-sentinel://`). */
     private readonly viaSentinel: boolean,
-  ) {}
+  ) {
+    this.leases = new ReadLeases({
+      renew: (holder, ping) => this.client.storeRenewLease(LEASE_NAMES.holders, holder, this.keyPrefix + LEASE_NAMES.notices, ping).then(() => undefined),
+      publish: (channel, message) => this.client.publish(this.keyPrefix + channel, message).then(() => undefined),
+      drop: (holders) => this.client.srem(LEASE_NAMES.holders, ...holders).then(() => undefined),
+      listen: async (channel, onMessage) => {
+        const name = this.keyPrefix + channel;
+        this.leaseChannels.set(name, onMessage);
+        await (await this.getSubscriber()).subscribe(name);
+      },
+      connected: () => this.client.status === 'ready',
+    });
+  }
 
   /**
    * Connects (waiting at most `connectTimeoutMs`) and returns a ready store. Once connected,
@@ -181,6 +204,7 @@ export class RedisStore implements Store {
     }
     client.defineCommand('storeCommit', { lua: COMMIT_LUA });
     client.defineCommand('storeTakeTokens', { lua: TAKE_TOKENS_LUA, numberOfKeys: 1 });
+    client.defineCommand('storeRenewLease', { lua: RENEW_LEASE_LUA, numberOfKeys: 1 });
     const store = new RedisStore(
       client,
       keyPrefix,
@@ -264,8 +288,9 @@ export class RedisStore implements Store {
     const prepared = prepareCommit(ops, guards);
     if (prepared.ops.length === 0 && prepared.guards.length === 0) return true;
     // Argument layout is documented at the top of scripts/commit.lua.
-    const keys: string[] = [];
-    const args: (string | Buffer | number)[] = [prepared.guards.length];
+    const { notice, id } = await this.leases.prepareNotice();
+    const keys: string[] = [LEASE_NAMES.holders];
+    const args: (string | Buffer | number)[] = [this.keyPrefix + LEASE_NAMES.notices, notice, prepared.guards.length];
     for (const guard of prepared.guards) {
       keys.push(VALUE + guard.key);
       if (guard.expected === null) args.push('0', '');
@@ -292,10 +317,22 @@ export class RedisStore implements Store {
           break;
       }
     }
-    const applied = await this.run('commit', () =>
-      this.client.storeCommit(keys.length, keys, args),
-    );
-    return applied === 1;
+    const sentReady = this.client.status === 'ready';
+    let result: [number, ...string[]] | undefined;
+    try {
+      result = await this.run('commit', () => this.client.storeCommit(keys.length, keys, args));
+    } finally {
+      // Before resolving, every process that remembers reads has heard of the writes (or
+      // stopped trusting what it remembers): readLeases.ts.
+      if (result !== undefined) await this.leases.committed(id, result[0] === 1 ? result.slice(1).map(String) : []);
+      // Sent but unanswered: it may have run; wait out the leases that may not have heard.
+      else await this.leases.committed(id, null, sentReady ? LEASE_MS : 0);
+    }
+    return result[0] === 1;
+  }
+
+  watchedRead<T>(read: () => Promise<T>): WatchedRead<T> {
+    return new WatchedRead(this.leases, read);
   }
 
   async indexAdd(key: string, members: readonly string[]): Promise<void> {
@@ -436,8 +473,11 @@ export class RedisStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.leases.holding) await this.client.srem(LEASE_NAMES.holders, this.leases.id).catch(() => undefined);
+    this.leases.close();
     this.closed = true;
     this.channels.clear();
+    this.leaseChannels.clear();
     const conns: Promise<Redis | undefined>[] = [Promise.resolve(this.client)];
     if (this.subscriber) conns.push(this.subscriber.catch(() => undefined));
     await Promise.all(
@@ -468,7 +508,14 @@ export class RedisStore implements Store {
         conn = this.client.duplicate();
       }
       this.watchErrors(conn);
+      // Notices published while the connection was away are lost: remembered reads go.
+      conn.on('close', () => this.leases.subscriptionLost());
       conn.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+        const onLeaseMessage = this.leaseChannels.get(channel.toString());
+        if (onLeaseMessage !== undefined) {
+          if (!this.closed) onLeaseMessage(message.toString());
+          return;
+        }
         const entry = this.channels.get(channel.toString());
         if (entry === undefined || this.closed) return;
         for (const sub of [...entry.subs]) deliver(sub.onMessage, message, this.callbackErrorSink());

@@ -10,6 +10,7 @@
  * Keys are plain strings; each implementation adds its own prefix. Counter keys (`incr`) and
  * index keys (`index*`) are separate kinds and must not be read with `get`.
  */
+import type { WatchedRead } from './watchedRead.js';
 
 export interface SetOptions {
   /** Expire the key after this many milliseconds. @default no expiry */
@@ -113,6 +114,14 @@ export interface Store {
    * again (an absent bucket is a full one), so idle callers cost no memory.
    */
   takeTokens(key: string, opts: TakeTokensOptions): Promise<TokenTake>;
+
+  /**
+   * A read (of this store) whose value is remembered and answered again until a commit may
+   * have changed it: `get()` never misses a commit that resolved, in any process sharing the
+   * store, before it was called, as a plain read would not. For values that change through
+   * `commit` only and never expire (the chain's position, say). See watchedRead.ts.
+   */
+  watchedRead<T>(read: () => Promise<T>): WatchedRead<T>;
 
   /** Fan-out to every process subscribed to `channel` (including this one). */
   publish(channel: string, message: unknown): Promise<void>;

@@ -5,7 +5,7 @@ import { storeSuite } from './store.js';
 
 storeSuite('MemoryStore contract', async () => {
   const store = new MemoryStore();
-  return { store, cleanup: () => store.close() };
+  return { store, peer: async () => store, cleanup: () => store.close() };
 });
 
 describe('MemoryStore specifics', () => {

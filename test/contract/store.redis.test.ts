@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import { Redis } from 'ioredis';
 import { RedisStore } from '../../server/store/redis.js';
+import { LEASE_MS } from '../../server/store/readLeases.js';
+import { performance } from 'node:perf_hooks';
 import { isStoreError, type StoreErrorCode } from '../../server/store/types.js';
 import { freePort } from '../helpers/ports.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
@@ -54,8 +56,99 @@ describe('RedisStore', () => {
 
   // Each test gets a fresh key prefix, which also keeps channels apart.
   storeSuite('contract', async () => {
-    const store = await RedisStore.connect({ url: url(), keyPrefix: `t${++namespace}:` });
-    return { store, cleanup: () => store.close() };
+    const keyPrefix = `t${++namespace}:`;
+    const store = await RedisStore.connect({ url: url(), keyPrefix });
+    const peers: RedisStore[] = [];
+    return {
+      store,
+      peer: async () => {
+        const peer = await RedisStore.connect({ url: url(), keyPrefix });
+        peers.push(peer);
+        return peer;
+      },
+      cleanup: async () => {
+        await Promise.all(peers.map((p) => p.close()));
+        await store.close();
+      },
+    };
+  });
+
+  describe('read leases (watched reads across processes)', () => {
+    /** Two clients of one prefix; `watcher` holds a watched read of 'w' and is remembering it. */
+    const pair = async (prefix: string) => {
+      const watcher = await RedisStore.connect({ url: url(), keyPrefix: prefix });
+      const writer = await RedisStore.connect({ url: url(), keyPrefix: prefix });
+      await writer.commit([{ op: 'set', key: 'w', value: 0 }]);
+      let reads = 0;
+      const w = watcher.watchedRead(async () => {
+        reads++;
+        return watcher.get<number>('w');
+      });
+      await eventually(async () => {
+        const before = reads;
+        for (let i = 0; i < 10; i++) await w.get();
+        assert.equal(reads, before, 'the watcher remembers');
+      }, 5000);
+      return { watcher, writer, w, reads: () => reads, close: () => Promise.all([watcher.close(), writer.close()]) };
+    };
+
+    it('lists a watching process as a holder, and a commit waits for its acknowledgement only', async () => {
+      const p = await pair('lease-ack:');
+      try {
+        assert.equal(await raw!.scard('lease-ack:leases:holders'), 1, 'the watcher holds a lease; the writer, not watching, does not');
+        await p.writer.commit([{ op: 'set', key: 'w', value: 1 }]);
+        assert.equal(await p.w.get(), 1);
+        assert.equal(await raw!.scard('lease-ack:leases:holders'), 1, 'the watcher acknowledged and stays');
+      } finally {
+        await p.close();
+      }
+      assert.equal(await raw!.scard('lease-ack:leases:holders'), 0, 'closing leaves the holders set');
+    });
+
+    it('a holder that never acknowledges holds a commit back a whole lease, then is dropped', async () => {
+      const p = await pair('lease-ghost:');
+      try {
+        await raw!.sadd('lease-ghost:leases:holders', 'ghost');
+        const started = performance.now();
+        await p.writer.commit([{ op: 'set', key: 'w', value: 1 }]);
+        const waited = performance.now() - started;
+        assert.ok(waited >= LEASE_MS - 20, `the commit waited ${waited.toFixed(0)} ms for the silent holder's trust to run out (lease ${LEASE_MS} ms)`);
+        assert.equal(await raw!.sismember('lease-ghost:leases:holders', 'ghost'), 0, 'the silent holder is dropped');
+        assert.equal(await p.w.get(), 1);
+      } finally {
+        await p.close();
+      }
+    });
+
+    it('a watcher whose subscription is cut never answers what it remembered before a commit', async () => {
+      const p = await pair('lease-cut:');
+      try {
+        for (let round = 1; round <= 3; round++) {
+          await raw!.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+          await p.writer.commit([{ op: 'set', key: 'w', value: round }]);
+          assert.equal(await p.w.get(), round, `round ${round}: the commit after the cut is seen`);
+        }
+      } finally {
+        await p.close();
+      }
+    });
+
+    it('a commit with nobody watching publishes its notice and waits for nothing', async () => {
+      const store = await RedisStore.connect({ url: url(), keyPrefix: 'lease-none:' });
+      const sub = new Redis(url());
+      try {
+        const notices: string[] = [];
+        await sub.subscribe('lease-none:leases:notices');
+        sub.on('message', (_channel: string, m: string) => notices.push(m));
+        assert.equal(await store.commit([{ op: 'set', key: 'k', value: 1 }]), true);
+        assert.equal(await store.commit([{ op: 'set', key: 'k', value: 2 }], [{ key: 'k', equals: 5 }]), false);
+        await eventually(async () => assert.equal(notices.length, 1, 'one notice, for the applied commit only'), 2000);
+        assert.match(notices[0]!, /^n [0-9a-f]{16} \d+$/);
+      } finally {
+        sub.disconnect();
+        await store.close();
+      }
+    });
   });
 
   describe('redis specifics', () => {

@@ -217,8 +217,21 @@ describe('RedisStore through Redis Sentinel', () => {
 
   // Each test gets a fresh key prefix, which also keeps channels apart.
   storeSuite('contract', async () => {
-    const store = await RedisStore.connect({ url: storeUrl(), keyPrefix: `s${++namespace}:` });
-    return { store, cleanup: () => store.close() };
+    const keyPrefix = `s${++namespace}:`;
+    const store = await RedisStore.connect({ url: storeUrl(), keyPrefix });
+    const peers: RedisStore[] = [];
+    return {
+      store,
+      peer: async () => {
+        const peer = await RedisStore.connect({ url: storeUrl(), keyPrefix });
+        peers.push(peer);
+        return peer;
+      },
+      cleanup: async () => {
+        await Promise.all(peers.map((p) => p.close()));
+        await store.close();
+      },
+    };
   });
 
   describe('sentinel specifics', () => {

@@ -11,6 +11,11 @@ import { isStoreError, type Store, type StoreErrorCode, type WriteOp } from '../
 
 export interface StoreFixture {
   store: Store;
+  /**
+   * Another client of the same data, as a second server process would hold (a single-process
+   * store returns itself). Closed by `cleanup`.
+   */
+  peer(): Promise<Store>;
   cleanup(): Promise<void>;
 }
 
@@ -45,10 +50,10 @@ function byteOrder(members: readonly string[]): string[] {
 
 export function storeSuite(name: string, factory: () => Promise<StoreFixture>): void {
   /** Each test gets its own store (or key namespace) and always cleans it up. */
-  const withStore = (body: (store: Store) => Promise<void>) => async () => {
+  const withStore = (body: (store: Store, peer: () => Promise<Store>) => Promise<void>) => async () => {
     const fixture = await factory();
     try {
-      await body(fixture.store);
+      await body(fixture.store, () => fixture.peer());
     } finally {
       await fixture.cleanup();
     }
@@ -599,6 +604,69 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
         await off1();
         await store.publish('dup', 'y');
         await eventually(() => assert.deepEqual(got, ['x', 'x', 'y']));
+      }));
+    });
+
+    describe('watched reads', () => {
+      /** A watched read of value key `key` on `store`, counting the reads it makes. */
+      const watch = (store: Store, key: string) => {
+        let reads = 0;
+        const w = store.watchedRead(async () => {
+          reads++;
+          return store.get<number>(key);
+        });
+        return { get: () => w.get(), reads: () => reads };
+      };
+      /** Until answering `n` gets in a row costs no read: the store vouches for the remembered value. */
+      const remembering = async (w: ReturnType<typeof watch>, n = 20): Promise<void> => {
+        const deadline = Date.now() + 5000;
+        for (;;) {
+          const before = w.reads();
+          for (let i = 0; i < n; i++) await w.get();
+          if (w.reads() === before) return;
+          assert.ok(Date.now() < deadline, `${n} gets without commits in between still read (${w.reads() - before} reads) after 5 s`);
+          await sleep(20);
+        }
+      };
+
+      it('answers again without reading while nothing is committed', withStore(async (store) => {
+        await store.set('w', 1);
+        const w = watch(store, 'w');
+        assert.equal(await w.get(), 1);
+        await remembering(w);
+        assert.equal(await w.get(), 1);
+      }));
+
+      it('never misses a commit that resolved before the call, from this or another client', withStore(async (store, peer) => {
+        const other = await peer();
+        await store.commit([{ op: 'set', key: 'w', value: 0 }]);
+        const w = watch(store, 'w');
+        await remembering(w);
+        const readsBefore = w.reads();
+        for (let i = 1; i <= 200; i++) {
+          const writer = i % 2 === 0 ? store : other;
+          await writer.commit([{ op: 'set', key: 'w', value: i }]);
+          assert.equal(await w.get(), i, `commit ${i} through ${writer === store ? 'this' : 'the other'} client`);
+          assert.equal(await w.get(), i, 'and answered again');
+        }
+        // Remembered between commits, read after each: the check above ran on remembered values.
+        assert.ok(w.reads() - readsBefore <= 200 + 10, `${w.reads() - readsBefore} reads for 200 commits and 400 gets`);
+      }));
+
+      it('concurrent gets share one read, and none is older than its call', withStore(async (store, peer) => {
+        const other = await peer();
+        await store.commit([{ op: 'set', key: 'w', value: 0 }]);
+        const w = watch(store, 'w');
+        await remembering(w);
+        const seen: number[] = [];
+        for (let i = 1; i <= 50; i++) {
+          const gets = Array.from({ length: 5 }, () => w.get());
+          await other.commit([{ op: 'set', key: 'w', value: i }]);
+          const after = await Promise.all(Array.from({ length: 5 }, () => w.get()));
+          assert.deepEqual(after, [i, i, i, i, i], `every get after commit ${i}`);
+          for (const v of await Promise.all(gets)) seen.push(v ?? -1);
+        }
+        assert.ok(seen.every((v, k) => v >= Math.floor(k / 5)), 'gets before a commit saw it or the one before');
       }));
     });
 

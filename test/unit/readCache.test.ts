@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FreshRead } from '../../server/chain/freshRead.js';
+import { FreshRead } from '../../server/store/freshRead.js';
 import { json, type Reply, type Route, type RouteContext } from '../../server/http/route.js';
 import { fingerprint, ReadCache, type CachePoint, type ChainReads, type PointReader, type StateRead } from '../../server/social/readCache.js';
 
@@ -340,7 +340,7 @@ describe('cachedRoute', () => {
     const reader = { get: async (k: string) => values.get(k), indexRange: async () => [] };
     const deps = {
       config: { readCacheMb: 1 },
-      store: { getCounter: async () => 0, get: reader.get, indexRange: reader.indexRange },
+      store: { getCounter: async () => 0, get: reader.get, indexRange: reader.indexRange, watchedRead: (read: () => Promise<unknown>) => ({ get: read }) },
       chain: {
         position: async () => ({ tip: { hashHex: 'aa' }, mempoolVersion: version }),
         pendingChanges: async (since: unknown) => ({ point: { tipHashHex: 'aa', height: 1n, version }, changed: since === null ? null : changed, view: reader }),

@@ -1,8 +1,10 @@
 -- Atomic guarded multi-write for RedisStore.commit (server/store/redis.ts builds the arguments).
 --
--- KEYS: one value key per guard, then the keys of each op in order
---       (del uses three: the value, counter and index key of the same store key).
--- ARGV[1]: number of guards G.
+-- KEYS[1]: the read-lease holders set (readLeases.ts); then one value key per guard, then the
+--       keys of each op in order (del uses three: the value, counter and index key of the same
+--       store key).
+-- ARGV[1]: the read-lease notices channel; ARGV[2]: the notice to publish once the writes are
+--       applied ('' = none); ARGV[3]: number of guards G.
 -- Then per guard: '1', expected bytes   (value must be byte-equal)
 --             or  '0', ''               (key must be absent)
 -- Then per op, a code and its arguments:
@@ -11,18 +13,19 @@
 --   'i', by                              INCRBY
 --   'a', n, member1 .. memberN           ZADD with score 0
 --   'r', n, member1 .. memberN           ZREM
--- Returns 0 without writing anything if a guard fails, else 1 after applying every op.
+-- Returns {0} without writing anything if a guard fails, else, after applying every op and
+-- publishing the notice, {1, holder1, holder2, ...}: the processes that must hear of it.
 
-local nguards = tonumber(ARGV[1])
-local a = 2
+local nguards = tonumber(ARGV[3])
+local a = 4
 
 -- Every guard is checked before the first write: a Lua script cannot roll back.
 for i = 1, nguards do
-  local current = redis.call('GET', KEYS[i])
+  local current = redis.call('GET', KEYS[i + 1])
   if ARGV[a] == '1' then
-    if current ~= ARGV[a + 1] then return 0 end
+    if current ~= ARGV[a + 1] then return {0} end
   elseif current then
-    return 0
+    return {0}
   end
   a = a + 2
 end
@@ -43,7 +46,7 @@ local function members(command, key, first, n, withScore)
   end
 end
 
-local k = nguards + 1
+local k = nguards + 2
 while a <= #ARGV do
   local code = ARGV[a]
   if code == 's' then
@@ -75,4 +78,9 @@ while a <= #ARGV do
     return redis.error_reply('ERR commit.lua: unknown op code ' .. tostring(code))
   end
 end
-return 1
+if ARGV[2] == '' then return {1} end
+-- In the same atomic step as the writes: no reader can see them before the notice is out.
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+local result = redis.call('SMEMBERS', KEYS[1])
+table.insert(result, 1, 1)
+return result
