@@ -37,20 +37,16 @@
  *
  * Knobs (environment): LOAD_CONNECTIONS, LOAD_WRITES_PER_SEC, LOAD_DURATION_MS, LOAD_ROUNDS.
  *
- * Last results, 2026-11-24, Node v20.20.2, 2-core sandbox, quiet machine (other cpu ≤ 1%),
- * defaults (32 connections, 20 transactions/s), best of 3, 76 s in all:
- *   1 process    1,503 req/s  p50 19.3 ms  p99 59.4 ms  node cpu 134% (event loop 76%)      7.6 blocks/s  read cache hits 12%
- *   2 processes  1,775 req/s  p50 14.4 ms  p99 75.1 ms  node cpu 167% (event loops 52% 49%) 5.2 blocks/s  read cache hits 13%
- *   scale2vs1 1.18x (1.27x the run before; single rounds range 1.2–1.8k req/s), zero errors,
- *   20.0 writes/s accepted by both, the load process 13–15% of one core (7% of the machine).
- *   The same mix without writes (LOAD_WRITES_PER_SEC=0): 27,062 / 30,414 req/s, p99 3.8 /
- *   4.4 ms (1.12x); with writes and 8 connections: 1,794 / 1,837 req/s, p99 16.8 / 21.6 ms.
- *   Targets missed: p99 is 3–4x over 20 ms and the 2-process lead is small. Every admission
- *   and every block changes the version of every read cache entry, so under writes ~88% of
- *   reads are computed afresh, and each computes on the mempool replay, which concurrent
- *   requests rebuild each for themselves (up to ~40 at once) after every change; the
- *   1-process node then takes ~1.35 of the 2 cores (event loop, GC helper threads, the
- *   miner's proof of work), leaving the second process little to add.
+ * Last results, 2026-11-25, Node v20.20.2, 2-core sandbox (other cpu ≤ 1%), defaults (32
+ * connections, 20 transactions/s), best of 3, 73 s in all:
+ *   1 process    19,384 req/s  p50 1.37 ms  p99 5.78 ms  node cpu 106% (event loop 85%)      2.6 blocks/s  read cache hits 99.0%
+ *   2 processes  23,819 req/s  p50 0.96 ms  p99 6.45 ms  node cpu 137% (event loops 51% 59%) 2.6 blocks/s  read cache hits 98.5%
+ *   scale2vs1 1.23x (single rounds 15.5–19.4k against 20.1–23.8k req/s), zero errors, zero
+ *   inconsistencies, 20.0 writes/s accepted by both, the load process 39–42% of one core (a
+ *   fifth of the machine), Redis 2–4%. Answers are dropped per key read and kept when a block
+ *   rewrites a key unchanged (social/readCache.ts), and the chain position is remembered under
+ *   a read lease instead of read from Redis each event-loop cycle (store/readLeases.ts).
+ *   Before those two, the same bench gave 15,293 / 15,152 req/s (0.99x), p99 10.8 / 11.4 ms.
  * @module
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
