@@ -133,7 +133,7 @@ export class ReadLeases implements ChangeEpoch {
       if (unknownOutcomeWaitMs > 0 && !this.closed) await new Promise((r) => setTimeout(r, Math.min(unknownOutcomeWaitMs, this.leaseMs)));
       return;
     }
-    const others = (holders ?? []).filter((h) => h !== this.id && !wait.acked.has(h));
+    const others = holders.filter((h) => h !== this.id && !wait.acked.has(h));
     if (others.length === 0 || this.closed) {
       this.waits.delete(id);
       return;

@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { isStoreError, type StoreErrorCode } from '../../server/store/types.js';
 import { freePort } from '../helpers/ports.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
+import { redisFixture } from './redisFixture.js';
 import { storeSuite } from './store.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -56,21 +57,7 @@ describe('RedisStore', () => {
 
   // Each test gets a fresh key prefix, which also keeps channels apart.
   storeSuite('contract', async () => {
-    const keyPrefix = `t${++namespace}:`;
-    const store = await RedisStore.connect({ url: url(), keyPrefix });
-    const peers: RedisStore[] = [];
-    return {
-      store,
-      peer: async () => {
-        const peer = await RedisStore.connect({ url: url(), keyPrefix });
-        peers.push(peer);
-        return peer;
-      },
-      cleanup: async () => {
-        await Promise.all(peers.map((p) => p.close()));
-        await store.close();
-      },
-    };
+    return redisFixture(url(), `t${++namespace}:`);
   });
 
   describe('read leases (watched reads across processes)', () => {

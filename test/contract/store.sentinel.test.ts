@@ -13,6 +13,7 @@ import { parseRedisUrl, redactRedisUrl, redisUrlProblem, redisUrlSecrets } from 
 import { isStoreError, type StoreErrorCode } from '../../server/store/types.js';
 import { freePort } from '../helpers/ports.js';
 import { startRedisSentinel, startRedisServer, type RedisServer } from '../helpers/redisServer.js';
+import { redisFixture } from './redisFixture.js';
 import { storeSuite } from './store.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -217,21 +218,7 @@ describe('RedisStore through Redis Sentinel', () => {
 
   // Each test gets a fresh key prefix, which also keeps channels apart.
   storeSuite('contract', async () => {
-    const keyPrefix = `s${++namespace}:`;
-    const store = await RedisStore.connect({ url: storeUrl(), keyPrefix });
-    const peers: RedisStore[] = [];
-    return {
-      store,
-      peer: async () => {
-        const peer = await RedisStore.connect({ url: storeUrl(), keyPrefix });
-        peers.push(peer);
-        return peer;
-      },
-      cleanup: async () => {
-        await Promise.all(peers.map((p) => p.close()));
-        await store.close();
-      },
-    };
+    return redisFixture(storeUrl(), `s${++namespace}:`);
   });
 
   describe('sentinel specifics', () => {
