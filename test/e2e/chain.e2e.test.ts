@@ -14,7 +14,7 @@ import { signTransaction } from '../../server/identity/signTxn.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
-import { postJson } from '../helpers/http.js';
+import { okApi, postApi } from '../helpers/http.js';
 import { solveTemplate } from '../helpers/mining.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
 
@@ -38,15 +38,8 @@ after(async () => {
 });
 
 type J = Record<string, unknown>;
-async function post(path: string, body: unknown): Promise<{ status: number; json: J }> {
-  const r = await postJson(node.url, `/api/v0/${path}`, body);
-  return { status: r.status, json: r.json as J };
-}
-async function ok(path: string, body: unknown): Promise<J> {
-  const r = await post(path, body);
-  assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.json)}`);
-  return r.json;
-}
+const post = (path: string, body: unknown): Promise<{ status: number; json: J }> => postApi(node.url, path, body);
+const ok = (path: string, body: unknown): Promise<J> => okApi(node.url, path, body);
 async function height(): Promise<number> {
   return (await ok('get-app-state', {}))['BlockHeight'] as number;
 }

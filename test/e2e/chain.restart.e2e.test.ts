@@ -10,7 +10,7 @@ import { signTx } from 'deso-protocol';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
-import { postJson } from '../helpers/http.js';
+import { okApi } from '../helpers/http.js';
 import { solveTemplate } from '../helpers/mining.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
@@ -32,11 +32,7 @@ const key = (): { seedHex: string; pk: string } => {
   return { seedHex: Buffer.from(s).toString('hex'), pk: encodePublicKey(getPublicKey(s, true), 'testnet') };
 };
 
-async function ok(node: NodeProcess, path: string, body: unknown): Promise<J> {
-  const r = await postJson(node.url, `/api/v0/${path}`, body);
-  assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.json)}`);
-  return r.json as J;
-}
+const ok = (node: NodeProcess, path: string, body: unknown): Promise<J> => okApi(node.url, path, body);
 
 async function mine(node: NodeProcess, pk: string): Promise<void> {
   const t = await ok(node, 'get-block-template', { PublicKeyBase58Check: pk, NumHeaders: 1, HeaderVersion: 1 });

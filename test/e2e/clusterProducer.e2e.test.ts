@@ -12,7 +12,7 @@ import { decodeHeader } from '../../server/chain/block/header.js';
 import { RedisStore } from '../../server/store/redis.js';
 import { LEASE_KEY, type LeaseRecord } from '../../server/cluster/producerLease.js';
 import { keyPair, type J, type KeyPair } from '../helpers/chainNode.js';
-import { postJson, rawRequest } from '../helpers/http.js';
+import { okApi, postApi, rawRequest } from '../helpers/http.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 import { WsClient, type WsMessage } from '../helpers/ws.js';
@@ -57,16 +57,8 @@ async function nodeInfo(): Promise<NodeInfo> {
   return JSON.parse(r.body) as NodeInfo;
 }
 
-async function post(path: string, body: unknown): Promise<{ status: number; json: J }> {
-  const r = await postJson(node.url, `/api/v0/${path}`, body);
-  return { status: r.status, json: r.json as J };
-}
-
-async function ok(path: string, body: unknown): Promise<J> {
-  const r = await post(path, body);
-  assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.json)}`);
-  return r.json;
-}
+const post = (path: string, body: unknown): Promise<{ status: number; json: J }> => postApi(node.url, path, body);
+const ok = (path: string, body: unknown): Promise<J> => okApi(node.url, path, body);
 
 /** Polls through requests that may land on a dying process. */
 const until = <T>(probe: () => Promise<T | undefined | false>, what: string): Promise<T> => untilReady(probe, what, { timeoutMs: 15_000, intervalMs: 50, ignoreErrors: true });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { postJson } from '../helpers/http.js';
+import { okApi } from '../helpers/http.js';
 import { REPO_ROOT, startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
 
 type J = Record<string, any>;
@@ -22,11 +22,7 @@ after(async () => {
   await node?.stop();
 });
 
-async function api(path: string, body: unknown): Promise<J> {
-  const r = await postJson(node.url, `/api/v0/${path}`, body);
-  assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.json)}`);
-  return r.json as J;
-}
+const api = (path: string, body: unknown): Promise<J> => okApi(node.url, path, body);
 async function identity(method: string, payload: J): Promise<J> {
   return (await api('identity', { id: method, service: 'identity', method, payload }))['payload'] as J;
 }

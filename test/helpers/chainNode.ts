@@ -16,7 +16,7 @@ import { startNode, type RunningNode } from '../../server/node.js';
 import { chainKeys } from '../../server/chain/state/keys.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
-import { postJson } from './http.js';
+import { okApi, postApi } from './http.js';
 import { freePort } from './ports.js';
 import { solveTemplate } from './mining.js';
 import { startRedisServer } from './redisServer.js';
@@ -124,15 +124,8 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
   const url = `http://127.0.0.1:${running.port}`;
   const sessions = new Map<string, J>();
 
-  const post = async (path: string, body: unknown): Promise<{ status: number; json: J }> => {
-    const r = await postJson(url, `/api/v0/${path}`, body);
-    return { status: r.status, json: r.json as J };
-  };
-  const ok = async (path: string, body: unknown): Promise<J> => {
-    const r = await post(path, body);
-    assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.json)}`);
-    return r.json;
-  };
+  const post = (path: string, body: unknown): Promise<{ status: number; json: J }> => postApi(url, path, body);
+  const ok = (path: string, body: unknown): Promise<J> => okApi(url, path, body);
   const fails = async (path: string, body: unknown, re: RegExp, status = 400): Promise<string> => {
     const r = await post(path, body);
     assert.equal(r.status, status, `${path} answers ${status}: ${JSON.stringify(r.json)}`);

@@ -1,4 +1,5 @@
 /** Small HTTP clients for e2e tests: fetch for normal requests, raw sockets for malformed ones. */
+import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 
 export interface HttpResult {
@@ -35,6 +36,22 @@ export function postJson(base: string, path: string, body: unknown, headers: Rec
     body: typeof body === 'string' ? body : JSON.stringify(body),
     headers: { 'content-type': 'application/json', ...headers },
   });
+}
+
+/** A JSON object answered by the node (fields typed loosely, as tests index into them). */
+type ApiJson = Record<string, any>;
+
+/** POST `body` to the node's `/api/v0/<path>`: the status and the JSON answer. */
+export async function postApi(base: string, path: string, body: unknown): Promise<{ status: number; json: ApiJson }> {
+  const r = await postJson(base, `/api/v0/${path}`, body);
+  return { status: r.status, json: r.json as ApiJson };
+}
+
+/** postApi that must answer 200 (else an assertion naming the route and the answer). */
+export async function okApi(base: string, path: string, body: unknown): Promise<ApiJson> {
+  const r = await postApi(base, path, body);
+  assert.equal(r.status, 200, `${path}: ${JSON.stringify(r.json)}`);
+  return r.json;
 }
 
 export interface RawResult {
