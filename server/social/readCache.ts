@@ -184,35 +184,31 @@ export class ReadCache<P extends CachePoint = CachePoint> {
    * with what each answer saw. All of them when the reads could not be pinned to that point.
    */
   private async recheck(suspects: ReadonlySet<string>, changed: ReadonlySet<string>, reader: PointReader): Promise<ReadonlySet<string>> {
-    const now = new Map<string, { key: string; range?: IndexRange; value?: Buffer }>();
+    /** What to read again, once per key and index range. */
+    const reads = new Map<string, { key: string; range?: IndexRange }>();
+    /** Each suspect's reads of written keys, with what it saw. */
+    const checks: Array<{ entryKey: string; id: string; saw: Buffer }> = [];
     const stale = new Set<string>();
     for (const entryKey of suspects) {
       for (const r of this.entries.get(entryKey)!.reads) {
         if (!changed.has(r.key)) continue;
-        if (r.seen === undefined) stale.add(entryKey);
-        else {
-          const id = readId(r);
-          if (!now.has(id)) now.set(id, { key: r.key, range: r.seen.range });
+        if (r.seen === undefined) {
+          stale.add(entryKey);
+          continue;
         }
+        const id = readId(r);
+        if (!reads.has(id)) reads.set(id, { key: r.key, range: r.seen.range });
+        checks.push({ entryKey, id, saw: r.seen.value });
       }
     }
-    if (now.size > MAX_RECHECK_READS) return suspects;
-    await Promise.all(
-      [...now.values()].map(async (read) => {
-        read.value = fingerprint(read.range === undefined ? await reader.get(read.key) : await reader.indexRange(read.key, read.range));
-      }),
+    if (reads.size > MAX_RECHECK_READS) return suspects;
+    const now = new Map(
+      await Promise.all(
+        [...reads].map(async ([id, { key, range }]) => [id, fingerprint(range === undefined ? await reader.get(key) : await reader.indexRange(key, range))] as const),
+      ),
     );
     if (!(await reader.settled())) return suspects;
-    for (const entryKey of suspects) {
-      if (stale.has(entryKey)) continue;
-      for (const r of this.entries.get(entryKey)!.reads) {
-        if (!changed.has(r.key)) continue;
-        if (!now.get(readId(r))!.value!.equals(r.seen!.value)) {
-          stale.add(entryKey);
-          break;
-        }
-      }
-    }
+    for (const c of checks) if (!now.get(c.id)!.equals(c.saw)) stale.add(c.entryKey);
     return stale;
   }
 
