@@ -144,22 +144,18 @@ export class NodeMetrics {
       const s = src();
       if (s) g.set(undefined, await s.chain.mempoolSize());
     });
-    r.counter({ name: 'socialnode_read_cache_hits_total', help: 'Hot read route requests answered from the read cache.' }, (c) => {
-      const stats = this.sources?.readCache?.();
-      if (stats) c.setTotal(undefined, stats.hits);
-    });
-    r.counter({ name: 'socialnode_read_cache_misses_total', help: 'Hot read route requests computed from state (then cached).' }, (c) => {
-      const stats = this.sources?.readCache?.();
-      if (stats) c.setTotal(undefined, stats.misses);
-    });
-    r.counter({ name: 'socialnode_read_cache_rechecked_total', help: 'Cached answers that read a state key written since, looked at again.' }, (c) => {
-      const stats = this.sources?.readCache?.();
-      if (stats) c.setTotal(undefined, stats.rechecked);
-    });
-    r.counter({ name: 'socialnode_read_cache_kept_total', help: 'Rechecked answers kept: every written key they read still held what they saw.' }, (c) => {
-      const stats = this.sources?.readCache?.();
-      if (stats) c.setTotal(undefined, stats.kept);
-    });
+    const readCacheCounters = [
+      ['hits', 'socialnode_read_cache_hits_total', 'Hot read route requests answered from the read cache.'],
+      ['misses', 'socialnode_read_cache_misses_total', 'Hot read route requests computed from state (then cached).'],
+      ['rechecked', 'socialnode_read_cache_rechecked_total', 'Cached answers that read a state key written since, looked at again.'],
+      ['kept', 'socialnode_read_cache_kept_total', 'Rechecked answers kept: every written key they read still held what they saw.'],
+    ] as const;
+    for (const [field, name, help] of readCacheCounters) {
+      r.counter({ name, help }, (c) => {
+        const stats = this.sources?.readCache?.();
+        if (stats) c.setTotal(undefined, stats[field]);
+      });
+    }
     r.gauge({ name: 'socialnode_read_cache_bytes', help: 'Approximate memory held by cached answers.' }, (g) => {
       const stats = this.sources?.readCache?.();
       if (stats) g.set(undefined, stats.bytes);
