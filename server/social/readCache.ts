@@ -250,8 +250,10 @@ export function chainCacheSource(deps: Pick<AppDeps, 'chain' | 'store'>): ReadCa
           get: (key) => view.get(key),
           indexRange: (key, range) => view.indexRange(key, range),
           // The view reads keys its mempool part does not hold from the store: of the point
-          // only while no block has moved the tip since.
-          settled: async () => (await deps.chain.position()).tip.hashHex === point.tipHashHex,
+          // only while no block has moved the tip since. A plain read, on the connection the
+          // view's reads took, after them: the remembered position may not have heard yet of
+          // a block those reads already saw.
+          settled: async () => (await deps.chain.tip()).hashHex === point.tipHashHex,
         },
       };
     },

@@ -343,6 +343,7 @@ describe('cachedRoute', () => {
       store: { getCounter: async () => 0, get: reader.get, indexRange: reader.indexRange, watchedRead: (read: () => Promise<unknown>) => ({ get: read }) },
       chain: {
         position: async () => ({ tip: { hashHex: 'aa' }, mempoolVersion: version }),
+        tip: async () => ({ hashHex: 'aa' }),
         pendingChanges: async (since: unknown) => ({ point: { tipHashHex: 'aa', height: 1n, version }, changed: since === null ? null : changed, view: reader }),
         pendingView: async () => reader,
       },
