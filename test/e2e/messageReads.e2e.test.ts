@@ -11,6 +11,7 @@ import { decodeTxn } from '../../server/chain/txn/envelope.js';
 import { decodeMetadata } from '../../server/chain/txn/metadata.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { routeTable, type RouteCase } from '../helpers/routeTable.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const DM_COUNT = Number(process.env["DM_COUNT"] ?? 1000);
@@ -140,29 +141,9 @@ async function setup(n: ChainNode): Promise<Ctx> {
 
 // --- table machinery ------------------------------------------------------------------------------
 
-interface Case {
-  name: string;
-  body: (c: Ctx) => J;
-  /** Expected 4xx status and error pattern; absent ⇒ 200. */
-  error?: { status?: number; re: RegExp };
-  check?: (r: J, c: Ctx) => void;
-}
+type Case = RouteCase<Ctx>;
 
-function table(ctx: () => Ctx, path: string, cases: Case[]): void {
-  describe(path, () => {
-    for (const tc of cases) {
-      it(tc.name, async () => {
-        const c = ctx();
-        if (tc.error) {
-          await c.n.fails(path, tc.body(c), tc.error.re, tc.error.status ?? 400);
-          return;
-        }
-        const r = await c.n.ok(path, tc.body(c));
-        tc.check?.(r, c);
-      });
-    }
-  });
-}
+const table = routeTable<Ctx>();
 
 const decoded = (m: J): string => Buffer.from(m['MessageInfo']['EncryptedText'] as string, 'hex').toString('utf8');
 const stampsOf = (list: J[]): bigint[] => list.map((m) => BigInt(m['MessageInfo']['TimestampNanosString'] as string));

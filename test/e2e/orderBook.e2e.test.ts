@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { routeTable, type RouteCase } from '../helpers/routeTable.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const COIN = 10n ** 18n;
@@ -83,28 +84,9 @@ async function setup(n: ChainNode): Promise<Ctx> {
   return { n, creator, creator2, alice, bob, carol, names, ids };
 }
 
-interface Case {
-  name: string;
-  body: (c: Ctx) => J;
-  /** Expected 4xx status and error pattern; absent ⇒ 200. */
-  error?: { status?: number; re: RegExp };
-  check?: (r: J, c: Ctx) => void;
-}
+type Case = RouteCase<Ctx>;
 
-function table(ctx: () => Ctx, path: string, cases: Case[]): void {
-  describe(path, () => {
-    for (const tc of cases) {
-      it(tc.name, async () => {
-        const c = ctx();
-        if (tc.error) {
-          await c.n.fails(path, tc.body(c), tc.error.re, tc.error.status ?? 400);
-          return;
-        }
-        tc.check?.(await c.n.ok(path, tc.body(c)), c);
-      });
-    }
-  });
-}
+const table = routeTable<Ctx>();
 
 const ordersOf = (r: J): J[] => {
   assert.deepEqual(Object.keys(r), ['Orders'], 'the response is {Orders}');

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { getSignedJWT } from 'deso-protocol';
 import { recordReferralSignup } from '../../server/social/referrals.js';
 import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { routeTable, type RouteCase } from '../helpers/routeTable.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
@@ -82,29 +83,9 @@ async function setup(n: ChainNode): Promise<Ctx> {
   return { n, referrer, referrerName, referees, refereeNames, capped, open };
 }
 
-interface Case {
-  name: string;
-  body: (c: Ctx) => J | Promise<J>;
-  /** Expected 4xx status and error pattern; absent ⇒ 200. */
-  error?: { status?: number; re: RegExp };
-  check?: (r: J, c: Ctx) => void | Promise<void>;
-}
+type Case = RouteCase<Ctx>;
 
-function table(ctx: () => Ctx, path: string, cases: Case[]): void {
-  describe(path, () => {
-    for (const tc of cases) {
-      it(tc.name, async () => {
-        const c = ctx();
-        const body = await tc.body(c);
-        if (tc.error) {
-          await c.n.fails(path, body, tc.error.re, tc.error.status ?? 400);
-          return;
-        }
-        await tc.check?.(await c.n.ok(path, body), c);
-      });
-    }
-  });
-}
+const table = routeTable<Ctx>();
 
 const byHash = (r: J, hash: string): J => {
   const found = (r['ReferralInfoResponses'] as J[]).find((x) => x['Info']['ReferralHashBase58'] === hash);

@@ -11,6 +11,7 @@ import { getSignedJWT } from 'deso-protocol';
 import { issueJwt } from '../../server/identity/jwt.js';
 import { getTutorialState } from '../../server/social/tutorial.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { routeTable, type RouteCase } from '../helpers/routeTable.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
@@ -66,29 +67,9 @@ async function setup(n: ChainNode): Promise<Ctx> {
   return c;
 }
 
-interface Case {
-  name: string;
-  body: (c: Ctx) => J | Promise<J>;
-  /** Expected 4xx status and error pattern; absent ⇒ 200. */
-  error?: { status?: number; re: RegExp };
-  check?: (r: J, c: Ctx) => void | Promise<void>;
-}
+type Case = RouteCase<Ctx>;
 
-function table(ctx: () => Ctx, path: string, cases: Case[]): void {
-  describe(path, () => {
-    for (const tc of cases) {
-      it(tc.name, async () => {
-        const c = ctx();
-        const body = await tc.body(c);
-        if (tc.error) {
-          await c.n.fails(path, body, tc.error.re, tc.error.status ?? 400);
-          return;
-        }
-        await tc.check?.(await c.n.ok(path, body), c);
-      });
-    }
-  });
-}
+const table = routeTable<Ctx>();
 
 const keysOf = (list: unknown): string[] => {
   assert.ok(Array.isArray(list), 'an array of ProfileEntryResponse');

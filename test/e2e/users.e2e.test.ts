@@ -17,6 +17,7 @@ import { encodePublicKey } from '../../server/keys/index.js';
 import { confirmEmailVerification, isCommentHidden, setMailer, type VerificationMail } from '../../server/social/userMetadata.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { routeTable, type RouteCase } from '../helpers/routeTable.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const COIN = 10n ** 18n;
@@ -155,30 +156,9 @@ async function setup(n: ChainNode): Promise<Ctx> {
   return { n, tag, creator, alice, troll, hidden, dave, owner, derived, paged, names, commentHash, mails, visible };
 }
 
-interface Case {
-  name: string;
-  body: (c: Ctx) => J | Promise<J>;
-  /** Expected 4xx status and error pattern; absent ⇒ 200. */
-  error?: { status?: number; re: RegExp };
-  check?: (r: J, c: Ctx) => void | Promise<void>;
-}
+type Case = RouteCase<Ctx>;
 
-function table(ctx: () => Ctx, path: string, cases: Case[]): void {
-  describe(path, () => {
-    for (const tc of cases) {
-      it(tc.name, async () => {
-        const c = ctx();
-        const body = await tc.body(c);
-        if (tc.error) {
-          const msg = await c.n.fails(path, body, tc.error.re, tc.error.status ?? 400);
-          assert.ok(!msg.includes(NOT_A_KEY), 'the error does not echo what was sent as a key');
-          return;
-        }
-        await tc.check?.(await c.n.ok(path, body), c);
-      });
-    }
-  });
-}
+const table = routeTable<Ctx>((message) => assert.ok(!message.includes(NOT_A_KEY), 'the error does not echo what was sent as a key'));
 
 interface GetCase {
   name: string;
