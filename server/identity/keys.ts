@@ -101,20 +101,44 @@ export function messagingKeyForSeed(seed: Uint8Array, keyName: string = DEFAULT_
 
 /**
  * The private half of `messagingKeyForSeed` alone: two hashes, no curve arithmetic, so it is
- * cheap enough for the request path. `secret` is any 32-byte secret (a seed, or a derived-key
- * session's messaging randomness).
+ * cheap enough for the request path. `secret` is any 32-byte secret (a seed, or an imported
+ * messaging-key randomness).
  * @throws {IdentityError} IDENTITY_BAD_SEED as messagingKeyForSeed
  */
 export function messagingPrivateKey(secret: Uint8Array, keyName: string = DEFAULT_MESSAGING_KEY_NAME): Uint8Array {
   if (!(secret instanceof Uint8Array) || secret.length !== SEED_BYTES) throw badSeed(`expected ${SEED_BYTES} bytes`);
+  const root = messagingRoot(secret);
+  try {
+    return messagingPrivateKeyFromRoot(root, keyName);
+  } finally {
+    root.fill(0);
+  }
+}
+
+/**
+ * `sha256d(secret)`: the first half of every messaging-key derivation (§1.4). It gives every
+ * messaging key of `secret` but, being a one-way hash, not `secret` itself: a derived-key
+ * session holds this instead of the owner seed, so what it holds can never sign for the owner.
+ */
+export function messagingRoot(secret: Uint8Array): Uint8Array {
+  if (!(secret instanceof Uint8Array) || secret.length !== SEED_BYTES) throw badSeed(`expected ${SEED_BYTES} bytes`);
+  return sha256d(secret);
+}
+
+/**
+ * `messagingPrivateKey` from a messaging root (`messagingRoot(secret)`): the same key.
+ * @throws {IdentityError} IDENTITY_BAD_SEED as messagingKeyForSeed
+ */
+export function messagingPrivateKeyFromRoot(root: Uint8Array, keyName: string = DEFAULT_MESSAGING_KEY_NAME): Uint8Array {
+  if (!(root instanceof Uint8Array) || root.length !== SEED_BYTES) throw badSeed(`expected a ${SEED_BYTES}-byte messaging root`);
   if (typeof keyName !== 'string') {
     throw new TypeError(`"keyName" expected string, got type=${typeof keyName}`);
   }
   const input = new Uint8Array(64);
-  input.set(sha256d(secret), 0);
+  input.set(root, 0);
   input.set(sha256d(new TextEncoder().encode(keyName)), 32);
   const privateKey = sha256d(input);
-  // sha256d(secret) is as secret as the secret (it determines every messaging key).
+  // The root is as secret as every messaging key it determines.
   input.fill(0);
   if (!isValidPrivateKey(privateKey)) {
     throw badSeed(`gives no valid messaging key for this key name`);

@@ -23,7 +23,7 @@ import type { CryptoService } from '../crypto/service.js';
 import { toHex as hex } from '../hex.js';
 import type { DecryptRequest } from '../crypto/pack.js';
 import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
-import { DEFAULT_MESSAGING_KEY_NAME, messagingPrivateKey } from './keys.js';
+import { DEFAULT_MESSAGING_KEY_NAME, messagingPrivateKey, messagingPrivateKeyFromRoot } from './keys.js';
 
 /** Most messages one `decrypt` request may carry. */
 export const MAX_DECRYPT_MESSAGES = 10_000;
@@ -34,8 +34,11 @@ export const MAX_ENCRYPT_BYTES = 64 * 1024;
 export interface MessagingSecrets {
   /** The owner's seed; null for derived-key sessions, which never hold it. */
   ownerSeed: Uint8Array | null;
-  /** Secret the messaging keys derive from: the owner seed, or a derived session's randomness. */
-  messagingSecret: Uint8Array | null;
+  /**
+   * `messagingRoot` of the secret the messaging keys derive from (the owner seed, or imported
+   * messaging-key randomness): every messaging key, never the owner key.
+   */
+  messagingRoot: Uint8Array | null;
   /** The account's owner public key, Base58Check (to find my member entries and tell if I sent a message). */
   ownerPublicKeyBase58Check: string;
 }
@@ -225,10 +228,12 @@ function ownKeyCandidates(secrets: MessagingSecrets, keyName: string, groupKeys:
   const out: Uint8Array[] = [...groupKeys];
   if (keyName === '') {
     if (secrets.ownerSeed) out.push(secrets.ownerSeed);
-  } else if (secrets.messagingSecret) {
-    out.push(safeDerive(secrets.messagingSecret, keyName));
+  } else if (secrets.messagingRoot) {
+    out.push(safeDerive(() => messagingPrivateKeyFromRoot(secrets.messagingRoot!, keyName)));
     if (keyName !== DEFAULT_MESSAGING_KEY_NAME) {
-      out.push(safeDerive(safeDerive(secrets.messagingSecret, DEFAULT_MESSAGING_KEY_NAME), keyName));
+      // The SDK derives named keys from the default-key messaging private key.
+      const defaultKey = safeDerive(() => messagingPrivateKeyFromRoot(secrets.messagingRoot!, DEFAULT_MESSAGING_KEY_NAME));
+      if (defaultKey.length === 32) out.push(safeDerive(() => messagingPrivateKey(defaultKey, keyName)));
     }
   }
   const seen = new Set<string>();
@@ -236,9 +241,9 @@ function ownKeyCandidates(secrets: MessagingSecrets, keyName: string, groupKeys:
 }
 
 /** A derivation that (with probability ~2^-128) gives no key yields an empty array, dropped later. */
-function safeDerive(secret: Uint8Array, keyName: string): Uint8Array {
+function safeDerive(derive: () => Uint8Array): Uint8Array {
   try {
-    return messagingPrivateKey(secret, keyName);
+    return derive();
   } catch {
     return new Uint8Array(0);
   }
@@ -344,8 +349,8 @@ export async function encryptMessage(crypto: CryptoService, network: Network, se
       if (!secrets.ownerSeed) throw new MessageRequestError('the base key ("" key name) is the owner key, which a derived-key session does not hold');
       senderPrivateKey = secrets.ownerSeed;
     } else {
-      if (!secrets.messagingSecret) throw new MessageRequestError('this session has no messaging key');
-      senderPrivateKey = messagingPrivateKey(secrets.messagingSecret, name ?? DEFAULT_MESSAGING_KEY_NAME);
+      if (!secrets.messagingRoot) throw new MessageRequestError('this session has no messaging key');
+      senderPrivateKey = messagingPrivateKeyFromRoot(secrets.messagingRoot, name ?? DEFAULT_MESSAGING_KEY_NAME);
     }
   }
   const [r] = await crypto.encryptMessages([{ recipientPublicKey: recipient, plaintext, ...(senderPrivateKey ? { senderPrivateKey } : {}) }]);

@@ -40,11 +40,11 @@ export const SEALED_BYTES = 1 + AES_IV_BYTES + SEED_BYTES + DIGEST_BYTES;
 
 /**
  * What a handle holds. `seed` is the owner (or derived) private key, checked as one;
- * `messaging-randomness` is the 32-byte secret a derived-key session uses in place of the seed
- * for messaging keys (§1.4, `encryptedMessagingKeyRandomness`).
+ * `messaging-root` is a derived-key session's messaging root (keys.ts `messagingRoot`, a hash
+ * of the messaging secret, never a seed) behind `encryptedMessagingKeyRandomness` (§1.4).
  */
-export type SealPurpose = 'seed' | 'messaging-randomness';
-const PURPOSES: readonly SealPurpose[] = ['seed', 'messaging-randomness'];
+export type SealPurpose = 'seed' | 'messaging-root';
+const PURPOSES: readonly SealPurpose[] = ['seed', 'messaging-root'];
 
 // Domain separation: the node secret may key other things later (e.g. JWT or cookie MACs);
 // these labels make sure no other use can produce the same derived keys.

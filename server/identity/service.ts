@@ -29,7 +29,7 @@ import { bytesEqualConstantTime } from './constantTime.js';
 import { IdentityError, IdentityRequestError } from './errors.js';
 import { response, type IdentityRequest, type IdentityResponse } from './frames.js';
 import { issueJwt } from './jwt.js';
-import { DEFAULT_MESSAGING_KEY_NAME, isValidSeed, messagingKeyForSeed, parseSeedHex, seedToKeys } from './keys.js';
+import { DEFAULT_MESSAGING_KEY_NAME, isValidSeed, messagingKeyForSeed, messagingRoot, parseSeedHex, seedToKeys } from './keys.js';
 import { decryptMessages, encryptMessage, MessageRequestError, type MessagingSecrets } from './messages.js';
 import { generateMnemonic, mnemonicToPrivateKeyAsync } from './mnemonic.js';
 import type { IdentitySession, SessionStore } from './sessions.js';
@@ -154,10 +154,11 @@ export class IdentityService {
   /**
    * The frame's derive flow, on the node: a derived key (new, or `derivedSeedHex`) with the
    * owner's access signature over `derivedPublicKey ‖ expirationBlock(u64 BE) ‖ spendingLimit`
-   * and the default messaging key signed by the owner (reference §5.5, §1.4). The messaging
-   * randomness is the owner seed, so the derived session's messaging keys are the owner's own
-   * (what the SDK hands an app as `messagingPrivateKey`); it is sealed for messaging-key
-   * derivation only and never signs.
+   * and the default messaging key signed by the owner (reference §5.5, §1.4). The derived
+   * session's messaging keys are the owner's own (what the SDK hands an app as
+   * `messagingPrivateKey`), so its messaging randomness is the owner seed; the session seals only
+   * its messaging root, `sha256d(ownerSeed)`, which derives every messaging key but, one way,
+   * never gives the seed back: Redis read access plus the app's handles cannot sign for the owner.
    */
   private async loginDerive(p: Payload, ownerSeed: Uint8Array, ownerPk: string, level: AccessLevel): Promise<Payload> {
     const { crypto, network } = this.deps;
@@ -349,14 +350,14 @@ export class IdentityService {
   private messagingSecrets(g: Gate, p: Payload): MessagingSecrets | null {
     const { session, seed } = g;
     if (session.derivedPublicKeyBase58Check === null) {
-      return { ownerSeed: seed, messagingSecret: seed, ownerPublicKeyBase58Check: session.ownerPublicKeyBase58Check };
+      return { ownerSeed: seed, messagingRoot: messagingRoot(seed), ownerPublicKeyBase58Check: session.ownerPublicKeyBase58Check };
     }
     const owner = p['ownerPublicKeyBase58Check'];
     const randomness = p['encryptedMessagingKeyRandomness'];
     if (typeof owner !== 'string' || owner === '' || typeof randomness !== 'string' || randomness === '') return null;
     return {
       ownerSeed: null,
-      messagingSecret: this.deps.sessions.openMessagingRandomness(session, randomness),
+      messagingRoot: this.deps.sessions.openMessagingRoot(session, randomness),
       ownerPublicKeyBase58Check: session.ownerPublicKeyBase58Check,
     };
   }
@@ -473,8 +474,8 @@ function newSeed(): Uint8Array {
   }
 }
 
-function wipeSecrets(secrets: MessagingSecrets, seed: Uint8Array): void {
-  // The owner seed is the gate's and wiped there; a derived session's randomness is ours.
-  if (secrets.messagingSecret && secrets.messagingSecret !== seed) secrets.messagingSecret.fill(0);
+function wipeSecrets(secrets: MessagingSecrets, _seed: Uint8Array): void {
+  // The owner seed is the gate's and wiped there; the messaging root is always ours.
+  secrets.messagingRoot?.fill(0);
 }
 

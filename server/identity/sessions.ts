@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/types.js';
 import { isAccessLevel, type AccessLevel } from './accessLevel.js';
 import { IdentityError } from './errors.js';
+import { messagingRoot } from './keys.js';
 import { openSeed, SEALED_BYTES, sealSeed, type SealPurpose } from './sealedSeed.js';
 
 export const SESSION_ID_BYTES = 16;
@@ -44,7 +45,10 @@ export interface NewSession {
   ownerPublicKeyBase58Check: string;
   derivedPublicKeyBase58Check?: string;
   level: AccessLevel;
-  /** Secret from which a derived-key session derives its messaging keys. */
+  /**
+   * Secret from which a derived-key session derives its messaging keys. Only its messaging root
+   * (`sha256d`, keys.ts) is sealed into the handle: the secret may be the owner seed.
+   */
   messagingRandomness?: Uint8Array;
 }
 
@@ -88,8 +92,9 @@ export class SessionStore {
     const encryptedSeedHex = id + sealSeed(this.nodeSecret, input.seed, binding(session), 'seed');
     const issued: IssuedSession = { session, encryptedSeedHex };
     if (input.messagingRandomness !== undefined) {
-      issued.encryptedMessagingKeyRandomness =
-        id + sealSeed(this.nodeSecret, input.messagingRandomness, binding(session), 'messaging-randomness');
+      const root = messagingRoot(input.messagingRandomness);
+      issued.encryptedMessagingKeyRandomness = id + sealSeed(this.nodeSecret, root, binding(session), 'messaging-root');
+      root.fill(0);
     }
     await this.store.set(sessionKey(id), session, { ttlMs: this.ttlMs });
     return issued;
@@ -105,15 +110,17 @@ export class SessionStore {
   }
 
   /**
-   * The messaging randomness of a derived-key session, from its handle.
+   * The messaging root of a derived-key session, from its `encryptedMessagingKeyRandomness`.
+   * Handles issued before roots were sealed (purpose messaging-randomness) no longer open: they
+   * sealed the owner seed itself; such a session logs in again.
    * @throws {IdentityError} IDENTITY_BAD_SEED_HANDLE when it was not issued with this session
    */
-  openMessagingRandomness(session: IdentitySession, handle: unknown): Uint8Array {
+  openMessagingRoot(session: IdentitySession, handle: unknown): Uint8Array {
     if (typeof handle !== 'string' || !HANDLE.test(handle) || handle.slice(0, SESSION_ID_BYTES * 2) !== session.id) {
       throw new IdentityError('IDENTITY_BAD_SEED_HANDLE', 'encryptedMessagingKeyRandomness is invalid or was not issued with this session');
     }
     try {
-      return this.unseal(handle, session, 'messaging-randomness');
+      return this.unseal(handle, session, 'messaging-root');
     } catch {
       throw new IdentityError('IDENTITY_BAD_SEED_HANDLE', 'encryptedMessagingKeyRandomness is invalid or was not issued with this session');
     }

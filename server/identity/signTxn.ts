@@ -143,12 +143,23 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /**
+ * Largest fee a level-3 (ApproveLarge) grant signs without approval: a 100 KB transaction at the
+ * mainnet floor of 1,000 nanos/KB, so every social transaction an app sends passes, while an app
+ * holding a level-3 handle cannot burn the user's balance through the fee field (the frame's
+ * rule looks only at outputs, and the balance model's fee is a field, not an output).
+ */
+export const LEVEL3_MAX_FEE_NANOS = 100_000n;
+
+/**
  * Level `sign` needs for this transaction (§2.6, §2.8): 3 for a level-3 type whose outputs all
- * pay the transaction's own public key (no outputs counts), else 4.
+ * pay the transaction's own public key (no outputs counts) and whose fee is at most
+ * LEVEL3_MAX_FEE_NANOS, else 4. A version-0 transaction with inputs pays an unknown fee
+ * (inputs minus outputs): 4.
  */
 export function signLevelForTxn(txn: TxnEnvelope): 3 | 4 {
   const outputsPayOnlySender = txn.outputs.every((o) => bytesEqual(o.publicKey, txn.publicKey));
-  return signLevelFor(txn.txnType, outputsPayOnlySender);
+  const feeWithinLevel3 = txn.v1 !== null ? txn.v1.feeNanos <= LEVEL3_MAX_FEE_NANOS : txn.inputs.length === 0;
+  return feeWithinLevel3 ? signLevelFor(txn.txnType, outputsPayOnlySender) : 4;
 }
 
 // ---------------------------------------------------------------------------------------------

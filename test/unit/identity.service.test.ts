@@ -15,7 +15,8 @@ import { response, type IdentityMethod, type IdentityResponse } from '../../serv
 import { JwtVerifier, NO_DERIVED_KEYS } from '../../server/identity/jwt.js';
 import { IdentityService } from '../../server/identity/service.js';
 import { SessionStore } from '../../server/identity/sessions.js';
-import { decodeDerSignature } from '../../server/identity/signTxn.js';
+import { decodeDerSignature, LEVEL3_MAX_FEE_NANOS } from '../../server/identity/signTxn.js';
+import { encodeUvarint } from '../../server/chain/txn/varint.js';
 import { answerFrame } from '../../server/identity/transport.js';
 import { openStore } from '../../server/store/index.js';
 import type { Store } from '../../server/store/types.js';
@@ -88,12 +89,14 @@ const OWNER = V.transactions[0]!;
 const log = pino({ level: 'silent' });
 let store: Store;
 let service: IdentityService;
+let sessions: SessionStore;
 const crypto = new InlineCrypto();
 const nodeSecret = new Uint8Array(randomBytes(32));
 
 before(async () => {
   store = await openStore({});
-  service = new IdentityService({ crypto, sessions: new SessionStore(store, nodeSecret, 3_600_000), network: 'mainnet', log });
+  sessions = new SessionStore(store, nodeSecret, 3_600_000);
+  service = new IdentityService({ crypto, sessions, network: 'mainnet', log });
 });
 after(async () => {
   await store.close();
@@ -147,10 +150,10 @@ const sha256d = (b: Uint8Array): Uint8Array => sha256(sha256(b));
 const pubHex = (seedHex: string): string => bytesToHex(secp256k1.getPublicKey(hexToBytes(seedHex), true));
 
 /** A v1 unsigned txn of `type` by `pubKey33` with no outputs (enough for the level rules). */
-function unsignedTxn(type: number, pubKey33: Uint8Array, outputs: Array<Uint8Array> = []): string {
+function unsignedTxn(type: number, pubKey33: Uint8Array, outputs: Array<Uint8Array> = [], feeNanos = 0n): string {
   const bytes = [0x00, outputs.length];
   for (const o of outputs) bytes.push(...o, 0x01);
-  bytes.push(type, 0x00, 33, ...pubKey33, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00);
+  bytes.push(type, 0x00, 33, ...pubKey33, 0x00, 0x00, 0x01, ...encodeUvarint(feeNanos), 0x00, 0x00);
   return bytesToHex(Uint8Array.from(bytes));
 }
 
@@ -296,6 +299,17 @@ describe('identity access levels', () => {
     assert.equal(typeof paysMe['signedTransactionHex'], 'string', 'SUBMIT_POST paying only the sender signs at 3');
     assert.deepEqual(await ok('sign', { ...session(l), transactionHex: unsignedTxn(5, me, [other]) }), { approvalRequired: true });
     assert.deepEqual(await ok('sign', { ...session(l), transactionHex: unsignedTxn(6, me) }), { approvalRequired: true }, 'UPDATE_PROFILE needs 4');
+  });
+
+  it('sign at level 3: a level-3 type whose fee is above LEVEL3_MAX_FEE_NANOS needs approval (no burning the balance as fee)', async () => {
+    const me = hexToBytes(pubHex(seedHex));
+    const l = await login({ seedHex, accessLevelRequest: 3 });
+    const atCap = (await ok('sign', { ...session(l), transactionHex: unsignedTxn(5, me, [], LEVEL3_MAX_FEE_NANOS) })) as P;
+    assert.equal(typeof atCap['signedTransactionHex'], 'string', 'a post with a fee at the cap signs at 3');
+    const huge = unsignedTxn(5, me, [], 10n ** 15n);
+    assert.deepEqual(await ok('sign', { ...session(l), transactionHex: huge }), { approvalRequired: true });
+    const l4 = await login({ seedHex, accessLevelRequest: 4 });
+    assert.equal(typeof ((await ok('sign', { ...session(l4), transactionHex: huge })) as P)['signedTransactionHex'], 'string', 'level 4 signs it');
   });
 
   it('a tampered accessLevelHmac is refused', async () => {
@@ -546,6 +560,18 @@ describe('identity derived-key sessions', () => {
     const other = await login({ seedHex: g.owner.seedHex, derive: true });
     await refused('decrypt', { ...base, encryptedMessagingKeyRandomness: other.encryptedMessagingKeyRandomness, encryptedMessages: [dm] }, /encryptedMessagingKeyRandomness is invalid/);
     await refused('decrypt', { ...base, ownerPublicKeyBase58Check: g.owner.publicKeyBase58Check, encryptedMessagingKeyRandomness: l.encryptedMessagingKeyRandomness, encryptedMessages: [] }, /not the owner/);
+  });
+
+  it('the randomness handle seals the messaging root, never the owner seed (node secret + handle give no signing key)', async () => {
+    const g = V.accessGroupsV3;
+    const l = await login({ seedHex: g.member.seedHex, derive: true });
+    // An attacker holding the node secret (kept in the store) and the app's handles.
+    const { session: s } = await sessions.open(l.encryptedSeedHex);
+    const unsealed = sessions.openMessagingRoot(s, l.encryptedMessagingKeyRandomness);
+    const ownerSeed = hexToBytes(g.member.seedHex);
+    assert.notDeepEqual(unsealed, ownerSeed, 'the owner seed is not in the handle');
+    assert.deepEqual(unsealed, sha256d(ownerSeed), 'the handle holds the one-way messaging root');
+    assert.notEqual(bytesToHex(secp256k1.getPublicKey(unsealed, true)), pubHex(g.member.seedHex), 'what it holds is not the owner key');
   });
 
   it('jwt carries the derived-key claim and is signed by the derived key', async () => {

@@ -227,10 +227,10 @@ describe('sealed seed handles', () => {
 
   it('round-trips messaging randomness, which need not be a valid key', () => {
     const zeros = new Uint8Array(32);
-    const sealed = sealSeed(secret, zeros, pk, 'messaging-randomness');
-    assert.deepEqual(openSeed(secret, sealed, pk, 'messaging-randomness'), zeros);
+    const sealed = sealSeed(secret, zeros, pk, 'messaging-root');
+    assert.deepEqual(openSeed(secret, sealed, pk, 'messaging-root'), zeros);
     throwsIdentity(() => sealSeed(secret, zeros, pk, 'seed'), 'IDENTITY_BAD_SEED', 'zero seed');
-    throwsIdentity(() => sealSeed(secret, new Uint8Array(31), pk, 'messaging-randomness'), 'IDENTITY_BAD_SEED', '31 bytes');
+    throwsIdentity(() => sealSeed(secret, new Uint8Array(31), pk, 'messaging-root'), 'IDENTITY_BAD_SEED', '31 bytes');
   });
 
   it('two seals of the same seed differ (random IV) and both open', () => {
@@ -262,7 +262,7 @@ describe('sealed seed handles', () => {
     const errors = [
       throwsIdentity(() => openSeed(secret, sealed, otherPk, 'seed'), 'IDENTITY_BAD_SEED_HANDLE', 'other key'),
       throwsIdentity(() => openSeed(secret, sealed, V.keys[2]!.testnetBase58Check, 'seed'), 'IDENTITY_BAD_SEED_HANDLE', 'same key, testnet string'),
-      throwsIdentity(() => openSeed(secret, sealed, pk, 'messaging-randomness'), 'IDENTITY_BAD_SEED_HANDLE', 'other purpose'),
+      throwsIdentity(() => openSeed(secret, sealed, pk, 'messaging-root'), 'IDENTITY_BAD_SEED_HANDLE', 'other purpose'),
       throwsIdentity(() => openSeed(other, sealed, pk, 'seed'), 'IDENTITY_BAD_SEED_HANDLE', 'other node secret'),
     ];
     assert.equal(new Set(errors.map((e) => e.message)).size, 1, 'one message for every mismatch');

@@ -15,6 +15,7 @@ import {
   decodeDerSignature,
   encodeDerSignature,
   isSignTxnError,
+  LEVEL3_MAX_FEE_NANOS,
   signLevelForTxn,
   signTransaction,
 } from '../../server/identity/signTxn.js';
@@ -329,14 +330,14 @@ describe('encodeDerSignature / decodeDerSignature', () => {
 const SENDER = hexToBytes(TXNS[0]!.signerPublicKeyCompressedHex);
 const OTHER = hexToBytes(TXNS[1]!.signerPublicKeyCompressedHex);
 
-/** A v1 txn with no inputs, the given outputs and type, transactor SENDER. */
-function buildTxn(txnType: number, outputs: Uint8Array[], publicKey: Uint8Array = SENDER): Uint8Array {
+/** A v1 txn with no inputs, the given outputs and type, transactor SENDER, fee `feeNanos`. */
+function buildTxn(txnType: number, outputs: Uint8Array[], publicKey: Uint8Array = SENDER, feeNanos = 200n): Uint8Array {
   const parts: Uint8Array[] = [encodeUvarint(0), encodeUvarint(outputs.length)];
   for (const pk of outputs) parts.push(pk, encodeUvarint(1000));
   parts.push(encodeUvarint(txnType), encodeUvarint(2), Uint8Array.of(0xab, 0xcd));
   parts.push(encodeUvarint(publicKey.length), publicKey);
   parts.push(encodeUvarint(0), encodeUvarint(0));
-  parts.push(encodeUvarint(1), encodeUvarint(200), encodeUvarint(300275), encodeUvarint(42));
+  parts.push(encodeUvarint(1), encodeUvarint(feeNanos), encodeUvarint(300275), encodeUvarint(42));
   return Uint8Array.from(Buffer.concat(parts));
 }
 
@@ -376,6 +377,12 @@ describe('signLevelForTxn', () => {
 
   it('a txn without a transactor key paying someone needs 4', () => {
     assert.equal(level(buildTxn(9, [OTHER], new Uint8Array(0))), 4);
+  });
+
+  it('a level-3 type whose fee is above LEVEL3_MAX_FEE_NANOS needs 4 (a level-3 grant cannot burn the balance as fee)', () => {
+    assert.equal(level(buildTxn(5, [], SENDER, LEVEL3_MAX_FEE_NANOS)), 3, 'at the cap');
+    assert.equal(level(buildTxn(5, [], SENDER, LEVEL3_MAX_FEE_NANOS + 1n)), 4, 'one nano above');
+    assert.equal(level(buildTxn(9, [SENDER], SENDER, 10n ** 17n)), 4, 'the whole supply as fee');
   });
 });
 
