@@ -35,6 +35,15 @@ import {
   type VerifyItem,
 } from './pack.js';
 
+/**
+ * Most ciphertexts in one decrypt task. A big decrypt request is split into tasks of this size
+ * that run side by side on every worker instead of holding one worker for its whole length, and
+ * other callers' tasks queue between them: 128 V3 messages are ~10 ms of one core, so a small
+ * call waits behind at most that much of a big one per worker. Smaller chunks add a transfer
+ * and a queue slot each (the pool's maxQueue counts tasks).
+ */
+export const DECRYPT_CHUNK = 128;
+
 export interface CryptoService {
   /** One result per item, in order; an item with a wrong-length field is refused alone. */
   verifySignatures(items: readonly VerifyItem[]): Promise<WorkResult<boolean>[]>;
@@ -97,8 +106,15 @@ export abstract class BatchCrypto implements CryptoService {
     if (req.ciphertexts.length === 0) return [];
     // Validate (and throw) here, before anything is queued.
     packDecryptRequest({ ...req, ciphertexts: [] }).fill(0);
-    const reply = await this.submit('decryptMessages', () => packDecryptRequest(req));
-    return unpackMessageReply(req.ciphertexts.length, reply);
+    const chunks: Array<readonly Uint8Array[]> = [];
+    for (let i = 0; i < req.ciphertexts.length; i += DECRYPT_CHUNK) chunks.push(req.ciphertexts.slice(i, i + DECRYPT_CHUNK));
+    const replies = await Promise.all(
+      chunks.map(async (ciphertexts) => {
+        const reply = await this.submit('decryptMessages', () => packDecryptRequest({ ...req, ciphertexts }));
+        return unpackMessageReply(ciphertexts.length, reply);
+      }),
+    );
+    return replies.flat();
   }
 
   encryptMessages(items: readonly EncryptItem[]): Promise<WorkResult<Uint8Array>[]> {

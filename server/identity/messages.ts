@@ -25,8 +25,20 @@ import type { DecryptRequest } from '../crypto/pack.js';
 import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { DEFAULT_MESSAGING_KEY_NAME, messagingPrivateKey, messagingPrivateKeyFromRoot } from './keys.js';
 
-/** Most messages one `decrypt` request may carry. */
-export const MAX_DECRYPT_MESSAGES = 10_000;
+/**
+ * Most messages one `decrypt` request may carry: a frontend decrypts a page of a thread or the
+ * latest message of each thread, far below this. Each message is one ECDH plus a hash and AES
+ * (~0.1 ms of a worker), so the cap bounds a request to ~0.1 s of worker time, split in
+ * DECRYPT_CHUNK tasks across the pool (crypto/service.ts).
+ */
+export const MAX_DECRYPT_MESSAGES = 1_000;
+/**
+ * Most decryption attempts (message × candidate key) one request may cost: an access-group
+ * message may be tried with several of my keys, and group member entries add their own.
+ */
+export const MAX_DECRYPT_ATTEMPTS = 2 * MAX_DECRYPT_MESSAGES;
+/** Most of my access-group member entries (each an encrypted group key to open) per request. */
+export const MAX_DECRYPT_GROUP_MEMBERS = 1_000;
 /** Most bytes of one message plaintext for `encrypt`. */
 export const MAX_ENCRYPT_BYTES = 64 * 1024;
 
@@ -90,8 +102,16 @@ export async function decryptMessages(
     throw new MessageRequestError(`"encryptedMessages" expected at most ${MAX_DECRYPT_MESSAGES} messages, got ${messages.length}`);
   }
   const out: DecryptOutcome = { decryptedHexes: {}, errors: {} };
-  const groupKeys = await recoverGroupKeys(crypto, secrets, collectMembers(secrets, groups));
+  const members = collectMembers(secrets, groups);
+  if (members.length > MAX_DECRYPT_GROUP_MEMBERS) {
+    throw new MessageRequestError(`at most ${MAX_DECRYPT_GROUP_MEMBERS} access-group member entries of this account per request, got ${members.length}`);
+  }
+  const groupKeys = await recoverGroupKeys(crypto, secrets, members);
   const plans = messages.map((m, i) => planMessage(m, i, network, secrets, groupKeys));
+  const attempts = plans.reduce((n, p) => n + (p.attempts?.length ?? 0), 0);
+  if (attempts > MAX_DECRYPT_ATTEMPTS) {
+    throw new MessageRequestError(`these messages need ${attempts} decryption attempts; at most ${MAX_DECRYPT_ATTEMPTS} per request: send fewer messages or fewer access groups`);
+  }
 
   let pending: Plan[] = [];
   for (const p of plans) {
@@ -286,7 +306,7 @@ function collectMembers(secrets: MessagingSecrets, groups: { messagingGroups?: u
       });
     }
   }
-  return out.slice(0, MAX_DECRYPT_MESSAGES);
+  return out;
 }
 
 /**

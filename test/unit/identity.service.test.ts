@@ -14,6 +14,7 @@ import { accessLevelHmac } from '../../server/identity/accessLevel.js';
 import { response, type IdentityMethod, type IdentityResponse } from '../../server/identity/frames.js';
 import { JwtVerifier, NO_DERIVED_KEYS } from '../../server/identity/jwt.js';
 import { IdentityService } from '../../server/identity/service.js';
+import { MAX_DECRYPT_GROUP_MEMBERS, MAX_DECRYPT_MESSAGES } from '../../server/identity/messages.js';
 import { SessionStore } from '../../server/identity/sessions.js';
 import { decodeDerSignature, LEVEL3_MAX_FEE_NANOS } from '../../server/identity/signTxn.js';
 import { encodeUvarint } from '../../server/chain/txn/varint.js';
@@ -498,6 +499,22 @@ describe('identity decrypt: SDK-encrypted messages', () => {
     assert.equal(Object.keys(r['errors'] as P).length, 4, 'four reasons');
     await refused('decrypt', { ...session(l), encryptedMessages: 'x' }, /array/);
     await refused('decrypt', { ...session(l) }, /encryptedMessages/);
+  });
+
+  it('a request costs at most MAX_DECRYPT_MESSAGES decryptions: 3,700 legacy messages in 1 MiB are refused before any is tried', async () => {
+    const l = await login({ seedHex: OWNER.signerSeedHex });
+    const good = V.v1Legacy[0]!;
+    const hexes = Array.from({ length: 3_700 }, () => good.ciphertextHex.slice(0, 260));
+    await refused('decrypt', { ...session(l), encryptedHexes: hexes }, new RegExp(`at most ${MAX_DECRYPT_MESSAGES} messages, got 3700`));
+    const atCap = await ok('decrypt', { ...session(l), encryptedHexes: hexes.slice(0, MAX_DECRYPT_MESSAGES) });
+    assert.equal(Object.keys(atCap['errors'] as P).length, 1, 'the cap itself is served (one distinct ciphertext, not this key\'s)');
+  });
+
+  it('access-group entries and candidate keys count toward the per-request budget', async () => {
+    const l = await login({ seedHex: OWNER.signerSeedHex });
+    const me = OWNER.signerPublicKeyBase58Check;
+    const entry = { AccessGroupOwnerPublicKeyBase58Check: me, AccessGroupKeyName: 'g', AccessGroupMemberEntryResponse: { AccessGroupMemberPublicKeyBase58Check: me, AccessGroupMemberKeyName: 'k', EncryptedKey: `04${'00'.repeat(120)}` } };
+    await refused('decrypt', { ...session(l), encryptedMessages: [], accessGroups: Array.from({ length: MAX_DECRYPT_GROUP_MEMBERS + 1 }, () => entry) }, /access-group member entries/);
   });
 });
 
