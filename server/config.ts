@@ -133,7 +133,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'maxBodyBytes', flag: 'max-body-bytes', env: 'MAX_BODY_BYTES', kind: { type: 'int', min: 1024, max: 1 << 30 },
     default: 1 << 20, doc: 'Largest accepted request body; larger ones get 413.' },
   { key: 'corsOrigins', flag: 'cors-origins', env: 'CORS_ORIGINS', kind: { type: 'list' }, default: ['*'],
-    doc: 'Comma-separated origins allowed by CORS; `*` allows any origin.' },
+    doc: 'Comma-separated origins allowed by CORS, echoed with credentials (`https://*.example.com` matches subdomains); `*` lets any other origin read without credentials.' },
   { key: 'logLevel', flag: 'log-level', env: 'LOG_LEVEL',
     kind: { type: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     default: 'info', doc: 'pino log level.' },

@@ -56,7 +56,6 @@ type Match =
   | { kind: 'notFound' };
 
 const CORS_STATIC: ReadonlyArray<readonly [string, string]> = [
-  ['Access-Control-Allow-Credentials', 'true'],
   ['Access-Control-Allow-Headers', 'Origin, X-Requested-With, Content-Type, Accept, Authorization'],
   ['Access-Control-Allow-Methods', 'GET, POST, OPTIONS'],
   ['Access-Control-Max-Age', '600'],
@@ -140,12 +139,19 @@ export class Router {
     return allow.length ? { kind: 'wrongMethod', allow } : { kind: 'notFound' };
   }
 
+  /**
+   * An origin listed in --cors-origins (exactly or by a `https://*.x` pattern) is echoed, with
+   * credentials; `*` lets any other origin read answers without credentials. Echoing every
+   * origin with credentials would let any site make credentialed reads as the visitor.
+   */
   private corsHeaders(origin: string | undefined): Array<readonly [string, string]> {
-    const out: Array<readonly [string, string]> = [...CORS_STATIC, ['Vary', 'Origin']];
+    const out: Array<readonly [string, string]> = [...CORS_STATIC];
     const allowed = this.opts.corsOrigins;
-    if (origin && (allowed.includes('*') || allowed.includes(origin) || allowed.some((a) => wildcardMatch(a, origin)))) {
-      out.push(['Access-Control-Allow-Origin', origin]);
-    } else if (!origin && allowed.includes('*')) {
+    // The answer depends on Origin only when some origin is listed by name.
+    if (allowed.some((a) => a !== '*')) out.push(['Vary', 'Origin']);
+    if (origin && (allowed.includes(origin) || allowed.some((a) => wildcardMatch(a, origin)))) {
+      out.push(['Access-Control-Allow-Origin', origin], ['Access-Control-Allow-Credentials', 'true']);
+    } else if (allowed.includes('*')) {
       out.push(['Access-Control-Allow-Origin', '*']);
     }
     return out;

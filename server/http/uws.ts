@@ -126,6 +126,21 @@ function collectBody(res: Uws.HttpResponse, contentLength: string, limit: number
   });
 }
 
+/** C0 controls but tab, and DEL: a CR or LF in a header would end it and start another. */
+const HEADER_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/**
+ * The name of the first header whose name or value holds a control character, or null.
+ * uWS writes headers as given, so this is the last stop before header injection.
+ */
+export function unsafeHeaderName(headers: OutgoingResponse['headers']): string | null {
+  for (const [name, value] of headers) if (HEADER_CONTROL.test(name) || HEADER_CONTROL.test(value)) return name;
+  return null;
+}
+
+/** Answered when even the internal-error response would carry an unsafe header. */
+const BARE_500: OutgoingResponse = { status: 500, headers: [['Content-Type', 'application/json']], body: '{"error":"internal server error"}' };
+
 export interface ServeOptions {
   maxBodyBytes: number;
   /** Called once per request when its response is written or it was aborted. */
@@ -186,8 +201,15 @@ export function serve(app: Uws.TemplatedApp, dispatch: Dispatch, opts: ServeOpti
       );
     }
 
-    const write = (out: OutgoingResponse): void => {
+    const write = (answer: OutgoingResponse): void => {
       if (aborted || settled) return;
+      let out = answer;
+      const unsafe = unsafeHeaderName(out.headers);
+      if (unsafe !== null) {
+        // A bug upstream (stored data reached a header): refuse rather than write it. The value is not logged.
+        out = opts.onInternalError(new Error(`refused to write response header ${JSON.stringify(unsafe)}: it holds a control character`));
+        if (unsafeHeaderName(out.headers) !== null) out = BARE_500;
+      }
       res.cork(() => {
         res.writeStatus(STATUS_LINES.get(out.status) ?? `${out.status} Unknown`);
         for (const [k, v] of out.headers) res.writeHeader(k, v);

@@ -36,6 +36,14 @@ export const DEFAULT_JWT_LIFETIME_SECONDS = 600;
  */
 export const MAX_JWT_CHARS = 4096;
 
+/**
+ * Furthest `exp` accepted, from now. The SDK's tokens live 30 minutes and this node's frame
+ * issues 10; the reference frame's derive payload tokens default to 30 days. A token valid for
+ * longer would be a standing credential if it leaked, so it is refused (the reference has no
+ * bound: golang-jwt checks only that exp has not passed).
+ */
+export const MAX_JWT_REMAINING_SECONDS = 31 * 24 * 60 * 60;
+
 /** Claim that names the derived key the token was signed with (identity-and-crypto.md §4). */
 export const DERIVED_KEY_CLAIM = 'derivedPublicKeyBase58Check';
 
@@ -234,16 +242,20 @@ function checkAlg(alg: unknown): void {
 }
 
 /**
- * `exp` and `nbf` as golang-jwt v4 MapClaims does (both optional; `iat` is ignored, the
- * reference deletes it): a number, truncated to whole seconds; 0 counts as absent; anything
- * else (string, null, …) fails the check. Valid iff now < exp and now >= nbf. When both fail,
- * v4 reports the `nbf` failure (it is checked last and overwrites), so do we.
+ * `exp` and `nbf` as golang-jwt v4 MapClaims reads them (`iat` is ignored, the reference
+ * deletes it): a number, truncated to whole seconds; 0 counts as absent; anything else
+ * (string, null, …) fails the check. Valid iff now < exp and now >= nbf. When both fail, v4
+ * reports the `nbf` failure (it is checked last and overwrites), so do we. Unlike the
+ * reference, `exp` is required and at most MAX_JWT_REMAINING_SECONDS away: a token without
+ * one would never expire. Every token the SDK or a frame issues has one.
  */
 function checkTimeClaims(claims: Record<string, unknown>, now: number): void {
   const nbf = timeClaim(claims, 'nbf');
   if (nbf === 'invalid' || (nbf !== undefined && now < nbf)) throw unauthorized('Token is not valid yet');
   const exp = timeClaim(claims, 'exp');
   if (exp === 'invalid' || (exp !== undefined && now >= exp)) throw unauthorized('Token is expired');
+  if (exp === undefined) throw unauthorized('token has no expiration (exp)');
+  if (exp - now > MAX_JWT_REMAINING_SECONDS) throw unauthorized(`token expires more than ${MAX_JWT_REMAINING_SECONDS / 86_400} days from now`);
 }
 
 function timeClaim(claims: Record<string, unknown>, name: 'exp' | 'nbf'): number | undefined | 'invalid' {

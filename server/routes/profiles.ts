@@ -8,7 +8,7 @@
 import type { AppDeps } from '../app.js';
 import { getBalance } from '../chain/state/balances.js';
 import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
-import { isValidUsername, PROFILE_LIMITS } from '../chain/rules/profiles.js';
+import { isValidUsername, parseProfilePicDataUrl, PROFILE_LIMITS, type ProfilePicType } from '../chain/rules/profiles.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
@@ -28,11 +28,8 @@ export const updateProfileBody = v.object({
   ...constructFields,
 });
 
-/** The backend's accepted picture types, as a data URL. */
-const PROFILE_PIC = /^data:image\/(png|jpeg|webp|gif);base64,([A-Za-z0-9+/]*={0,2})$/;
-
 /** Leading bytes of each accepted image type. */
-const IMAGE_MAGIC: Record<string, (b: Buffer) => boolean> = {
+const IMAGE_MAGIC: Record<ProfilePicType, (b: Buffer) => boolean> = {
   png: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
   jpeg: (b) => b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
   gif: (b) => ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1')),
@@ -41,11 +38,9 @@ const IMAGE_MAGIC: Record<string, (b: Buffer) => boolean> = {
 
 /** Why `pic` is not an acceptable profile picture, or null. */
 export function profilePicProblem(pic: string): string | null {
-  const match = PROFILE_PIC.exec(pic);
-  if (match === null) return 'expected a data URL data:image/(png|jpeg|webp|gif);base64,<data>';
-  const [, type, data] = match as unknown as [string, string, string];
-  if (data.length === 0 || data.length % 4 !== 0) return 'the base64 data is empty or not padded to a multiple of 4 characters';
-  if (!IMAGE_MAGIC[type]!(Buffer.from(data, 'base64'))) return `the data is not a ${type} image`;
+  const parsed = parseProfilePicDataUrl(pic);
+  if ('problem' in parsed) return parsed.problem;
+  if (!IMAGE_MAGIC[parsed.type](Buffer.from(parsed.base64, 'base64'))) return `the data is not a ${parsed.type} image`;
   return null;
 }
 

@@ -138,9 +138,33 @@ function rethrowUsersError(e: unknown): never {
   throw e;
 }
 
-/** A redirect target for `?fallback=`: an absolute http(s) URL or a path on this host. */
+/** Control characters, whitespace (Unicode too) and backslashes: browsers drop or rewrite them in URLs. */
+const UNSAFE_IN_URL = /[\u0000-\u0020\u007f-\u00a0\\\s]/u;
+
+/**
+ * A redirect target for `?fallback=`: an absolute http(s) URL or a path on this host. The
+ * reference redirects to anything; this node keeps those two forms only. A path must stay a
+ * path in every reading: `/\evil`, `/<tab>/evil` and their percent-encoded forms become
+ * `//evil` (another host) in browsers or proxies, so the checks run on the text decoded until
+ * it no longer changes, and refuse any backslash, control character or whitespace.
+ */
 function fallbackLocation(s: string): string | null {
-  if (s.startsWith('/') && !s.startsWith('//') && !/[\r\n]/.test(s)) return s;
+  if (s.length > 2048 || UNSAFE_IN_URL.test(s) || !/^[\x21-\x7e]+$/.test(s)) return null;
+  if (s.startsWith('/')) {
+    let decoded = s;
+    for (let i = 0; i < 4; i++) {
+      let next: string;
+      try {
+        next = decodeURIComponent(decoded);
+      } catch {
+        return null; // a malformed escape: no reading is certain
+      }
+      if (UNSAFE_IN_URL.test(next) || next.startsWith('//')) return null;
+      if (next === decoded) return s;
+      decoded = next;
+    }
+    return null; // still changing after four decodings: encoded on purpose
+  }
   try {
     const u = new URL(s);
     return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
@@ -148,6 +172,15 @@ function fallbackLocation(s: string): string | null {
     return null;
   }
 }
+
+/**
+ * Sent with every answer of the picture route: the stored picture is user data, so the
+ * browser must take the declared raster type as is and may run nothing from it.
+ */
+const PICTURE_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; sandbox",
+};
 
 export function userRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
@@ -245,10 +278,10 @@ export function userRoutes(deps: AppDeps): Route[] {
         const profile = await getProfile(await deps.chain.pendingView(), pk);
         const pic = profile === undefined ? { problem: '_getProfilePictureForPublicKey: Profile not found' } : decodeProfilePicture(profile.profilePic);
         if ('problem' in pic) {
-          if (location !== null) return raw('', 'text/plain; charset=utf-8', 302, { Location: location });
-          throw notFound(`GetSingleProfilePicture: Profile Picture not found: ${pic.problem}`);
+          if (location !== null) return raw('', 'text/plain; charset=utf-8', 302, { ...PICTURE_HEADERS, Location: location });
+          throw new ApiError(404, `GetSingleProfilePicture: Profile Picture not found: ${pic.problem}`, PICTURE_HEADERS);
         }
-        return raw(pic.bytes, pic.contentType);
+        return raw(pic.bytes, pic.contentType, 200, PICTURE_HEADERS);
       },
     }),
     route({

@@ -17,7 +17,7 @@ import { derivedKeysOfOwner } from '../chain/state/derivedKeys.js';
 import { getPost, hashesOfMembers, postKeys, type PostRecord } from '../chain/state/posts.js';
 import { getProfile, profileKeys, type ProfileRecord } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
-import { PARAM_UPDATER_PUBLIC_KEYS } from '../chain/rules/profiles.js';
+import { PARAM_UPDATER_PUBLIC_KEYS, parseProfilePicDataUrl, type ProfilePicType } from '../chain/rules/profiles.js';
 import { AuthorizeDerivedKeyOperation } from '../chain/txn/metadata.js';
 import { decodeSpendingLimit } from '../chain/txn/spendingLimit.js';
 import { toHex, fromHex } from '../hex.js';
@@ -358,14 +358,15 @@ export async function getProfiles(deps: AppDeps, state: StateIndexReader, req: G
 
 // --- get-single-profile / picture ----------------------------------------------------------------
 
-/** The data-URL picture of a profile, decoded; a reason string when there is none. */
-export function decodeProfilePicture(pic: string): { contentType: string; bytes: Uint8Array } | { problem: string } {
-  if (!pic.startsWith('data:image/')) return { problem: '_getProfilePictureForPublicKey: profile picture is not base64 encoded image' };
-  const end = pic.indexOf(';base64,');
-  if (end < 6) return { problem: '_getProfilePictureForPublicKey: cannot extract content type' };
-  const data = pic.slice(end + ';base64,'.length);
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data) || data.length % 4 !== 0) return { problem: 'Error decoding images bytes: illegal base64 data' };
-  return { contentType: pic.slice(5, end), bytes: new Uint8Array(Buffer.from(data, 'base64')) };
+/**
+ * The data-URL picture of a profile, decoded; a reason string when there is none. Stored text
+ * is not trusted (a chain may hold pictures from before the connect rule checked them): only
+ * the rule's raster types pass, and the content type is built from that list, never copied.
+ */
+export function decodeProfilePicture(pic: string): { contentType: `image/${ProfilePicType}`; bytes: Uint8Array } | { problem: string } {
+  const parsed = parseProfilePicDataUrl(pic);
+  if ('problem' in parsed) return { problem: '_getProfilePictureForPublicKey: profile picture is not base64 encoded image' };
+  return { contentType: `image/${parsed.type}`, bytes: new Uint8Array(Buffer.from(parsed.base64, 'base64')) };
 }
 
 // --- get-user-metadata -------------------------------------------------------------------------

@@ -12,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { creatorCoinBalance, getHolding } from '../../server/chain/state/creatorCoins.js';
 import { getPost, hashesOfMembers, parsePostBody, postKeys } from '../../server/chain/state/posts.js';
 import { getProfile, publicKeyForUsername } from '../../server/chain/state/profiles.js';
+import { decodeTxn, encodeTxn } from '../../server/chain/txn/envelope.js';
+import { decodeMetadata, encodeMetadata, type UpdateProfileMetadata } from '../../server/chain/txn/metadata.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 
 const PNG_1PX = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -71,6 +73,32 @@ describe('update-profile', () => {
     await n.fails('update-profile', profileBody(bob, { NewUsername: 'bob!' }), /^RuleErrorInvalidUsername$/);
     await n.fails('update-profile', profileBody(bob, { NewUsername: 'bob', NewCreatorBasisPoints: 10_001 }), /^UpdateProfile: Creator percentage must be less than 100 percent$/);
     await n.fails('update-profile', { UpdaterPublicKeyBase58Check: 'not-a-key' }, /^UpdateProfile: Problem decoding public key: UpdaterPublicKeyBase58Check/);
+  });
+
+  it('refuses at submission a self-signed picture that is not an image data URL (header injection, svg)', async () => {
+    const dave = keyPair();
+    await n.fund(dave.pk, NANOS / 10);
+    // update-profile refuses these pictures, so the attacker builds the transaction itself:
+    // a valid one without a picture, with the picture swapped into its metadata.
+    const c = await n.ok('update-profile', profileBody(dave, { NewUsername: 'dave_pic', NewCreatorBasisPoints: 1000 }));
+    const withPic = (pic: string): string => {
+      const t = decodeTxn(hexBytes(c['TransactionHex'] as string));
+      const m = decodeMetadata(t.txnType, t.metadata) as UpdateProfileMetadata;
+      const metadata = encodeMetadata({ ...m, newProfilePic: new TextEncoder().encode(pic) });
+      // A generous fee, so only the picture can be the reason for a refusal.
+      return Buffer.from(encodeTxn({ ...t, metadata, v1: { ...t.v1!, feeNanos: t.v1!.feeNanos + 100_000n } })).toString('hex');
+    };
+    const pics = [
+      'data:image/png\r\nSet-Cookie: pwn=1; Path=/\r\nX-Injected: yes;base64,AAAA',
+      `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>').toString('base64')}`,
+      'data:image/png;base64,AAA',
+      'data:text/html;base64,PHNjcmlwdD4=',
+    ];
+    for (const pic of pics) await submitFails(withPic(pic), dave, /RuleErrorProfilePicNotImageDataURL/);
+    assert.equal(await getProfile(n.deps.store, dave.pk33), undefined, 'no profile was written');
+    // The same transaction with a real picture is accepted: only the picture was refused.
+    await n.submit(withPic(PNG_1PX), dave, 'sdk');
+    assert.equal((await getProfile(n.deps.store, dave.pk33))?.profilePic, PNG_1PX);
   });
 
   it('refuses at submission what only the rules check', async () => {

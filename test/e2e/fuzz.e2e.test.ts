@@ -27,6 +27,7 @@ import { getSignedJWT, signTx } from 'deso-protocol';
 import { encodeBase58Check, encodePublicKey, PUBLIC_KEY_PREFIXES } from '../../server/keys/index.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { decodeTxn, encodeTxn, hashToSign, withSignature } from '../../server/chain/txn/envelope.js';
+import { decodeMetadata, encodeMetadata, type UpdateProfileMetadata } from '../../server/chain/txn/metadata.js';
 import { HEADER_OFFSETS } from '../../server/chain/block/header.js';
 import { MAX_TXN_BYTES } from '../../server/chain/chain.js';
 import { Reader, encodeUvarint } from '../../server/chain/txn/varint.js';
@@ -754,6 +755,41 @@ describe('malformed transactions and blocks', () => {
     );
     // The same signer on the untouched metadata: accepted, so the refusals were the metadata's.
     await n.waitMined((await n.ok('submit-transaction', { TransactionHex: sign(unsigned) }))['TxnHashHex'] as string);
+  });
+
+  it('profile pictures with header bytes or other media types are refused at submission; the picture route sends only raster types (issue 17)', async () => {
+    const sign = (unsigned: Uint8Array): string =>
+      hex(withSignature(unsigned, secp256k1.sign(hashToSign(unsigned), Buffer.from(user.seedHex, 'hex'), { prehash: false, format: 'der' })));
+    const c = await n.ok('update-profile', { UpdaterPublicKeyBase58Check: user.pk, NewCreatorBasisPoints: 1000, NewStakeMultipleBasisPoints: 12500, MinFeeRateNanosPerKB: 1000 });
+    const env = decodeTxn(new Uint8Array(Buffer.from(c['TransactionHex'] as string, 'hex')));
+    const md = decodeMetadata(env.txnType, env.metadata) as UpdateProfileMetadata;
+    const HEADER_BYTES = ['\r\n', '\n', '\r', '\u0000', '\u000b', '\u007f', '\r\nSet-Cookie: pwn=1; Path=/\r\nX-Injected: yes', '\nX-Injected: yes', ' ', '\t'];
+    const data = fc.constantFrom('AAAA', 'PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+', '', 'AAA', 'AA=A');
+    const pic = fc.oneof(
+      // A raster type with header bytes somewhere in the data URL.
+      fc.tuple(fc.constantFrom('png', 'jpeg', 'webp', 'gif'), fc.constantFrom(...HEADER_BYTES), fc.constantFrom('type', 'base64', 'data'), data).map(([type, bytes, where, d]) =>
+        where === 'type' ? `data:image/${type}${bytes};base64,${d || 'AAAA'}` : where === 'base64' ? `data:image/${type};base64${bytes},${d || 'AAAA'}` : `data:image/${type};base64,${d || 'AAAA'}${bytes}`,
+      ),
+      // Another media type, or a broken data URL.
+      fc.tuple(fc.constantFrom('image/svg+xml', 'text/html', 'image/x-icon', 'image/PNG', 'application/octet-stream', 'image/png;charset=utf-8', 'image/'), data).map(([type, d]) => `data:${type};base64,${d}`),
+      fc.constantFrom('data:image/png;base64,', 'data:image/png;base64,AAA', 'data:image/png,AAAA', 'https://example.com/a.png', '<svg onload=alert(1)>'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).map((x) => `data:image/png${x};base64,AAAA`),
+    );
+    await fc.assert(
+      fc.asyncProperty(pic, async (p) => {
+        const metadata = encodeMetadata({ ...md, newProfilePic: new TextEncoder().encode(p) });
+        const txnHex = sign(encodeTxn({ ...env, metadata, v1: { ...env.v1!, feeNanos: env.v1!.feeNanos + 100_000n } }));
+        const res = await fuzzRequest(n, { method: 'POST', path: '/api/v0/submit-transaction', body: JSON.stringify({ TransactionHex: txnHex }), contentType: 'application/json' });
+        assert.equal(res.status, 400, `${JSON.stringify(p)}: refused with 400 (${res.text.slice(0, 300)})`);
+        assert.match(JSON.parse(res.text).error as string, /RuleErrorProfilePicNotImageDataURL/, JSON.stringify(p));
+      }),
+      fcOptions(60),
+    );
+    const r = await fetch(`${n.url}/api/v0/get-single-profile-picture/${user.pk}`);
+    assert.equal(r.status, 404, 'the user still has no picture');
+    assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(r.headers.get('x-injected'), null);
+    assert.equal(r.headers.get('set-cookie'), null);
   });
 
   it('truncated, extended and corrupted block headers and bad block ids are refused with {"error"}; the tip stays', async () => {

@@ -106,6 +106,26 @@ describe('UPDATE_PROFILE', () => {
     assert.deepEqual(p.extraData.map(([k]) => Buffer.from(k).toString()), ['a', 'b'], 'ExtraData merged');
   });
 
+  it('refuses a picture that is not a png/jpeg/webp/gif base64 data URL, on create and on update', async () => {
+    const bad = [
+      'data:image/png\r\nSet-Cookie: pwn=1; Path=/\r\nX-Injected: yes;base64,AAAA',
+      'data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+',
+      'data:text/html;base64,AAAA',
+      'data:image/png;base64,',
+      'data:image/png;base64,AAA',
+      'data:image/png;base64,AA=A',
+      'data:image/png;base64,AAAA\n',
+      'data:image/PNG;base64,AAAA',
+      'https://example.com/a.png',
+    ];
+    for (const pic of bad) await rejects(update(alice, { username: 'alice', pic }), 'RuleErrorProfilePicNotImageDataURL');
+    assert.equal(await getProfile(view, alice), undefined, 'nothing was written');
+    await update(alice, { username: 'alice', pic: 'data:image/gif;base64,R0lGODlhAQABAAAAACw=' });
+    for (const pic of bad) await rejects(update(alice, { pic }), 'RuleErrorProfilePicNotImageDataURL');
+    for (const type of ['png', 'jpeg', 'webp']) await update(alice, { pic: `data:image/${type};base64,AAAA` });
+    assert.equal((await getProfile(view, alice))?.profilePic, 'data:image/webp;base64,AAAA');
+  });
+
   it('moves the username index on a rename and frees the old name', async () => {
     await update(alice, { username: 'alice' });
     await update(alice, { username: 'alicia' });

@@ -9,6 +9,7 @@ import {
   issueJwt,
   JwtVerifier,
   MAX_JWT_CHARS,
+  MAX_JWT_REMAINING_SECONDS,
   NO_DERIVED_KEYS,
   type DerivedKeyAuthorizer,
 } from '../../server/identity/jwt.js';
@@ -301,28 +302,45 @@ describe('JWT: refusals', () => {
     await rejects(v.verify(pubA, wrongNet), 401, /expected a mainnet public key/);
   });
 
-  it('exp: non-numeric is invalid, 0 is absent, fractions truncate; iat is ignored', async () => {
+  it('exp: non-numeric is invalid, fractions truncate; iat is ignored', async () => {
     const v = verifier(T0);
     const expired = 'Problem verifying JWT token: Token is expired';
     for (const exp of ['"9999999999"', 'null', 'true', '{}']) {
       await rejects(v.verify(pubA, craft(ES256, `{"exp":${exp}}`, skA)), 401, expired);
     }
-    await v.verify(pubA, craft(ES256, '{"exp":0}', skA));
-    await v.verify(pubA, craft(ES256, '{}', skA));
     await rejects(v.verify(pubA, craft(ES256, `{"exp":${T0}.9}`, skA)), 401, expired);
     await v.verify(pubA, craft(ES256, `{"iat":"garbage","exp":${T0 + 1}}`, skA));
     await v.verify(pubA, craft(ES256, `{"iat":${T0 + 99999},"exp":${T0 + 1}}`, skA));
+  });
+
+  // Issue 17: golang-jwt treats a missing exp (or 0) as "never expires"; a leaked token would
+  // then be a credential for good. Every token the SDK or a frame issues has an exp.
+  it('exp is required (absent or 0 is a 401) and at most 31 days away', async () => {
+    const v = verifier(T0);
+    const noExp = 'Problem verifying JWT token: token has no expiration (exp)';
+    for (const payload of ['{}', '{"exp":0}', `{"iat":${T0}}`, `{"nbf":${T0 - 1}}`]) {
+      await rejects(v.verify(pubA, craft(ES256, payload, skA)), 401, noExp);
+    }
+    const derived = craft(ES256, `{"derivedPublicKeyBase58Check":"${DKA.derivedPublicKeyBase58Check}","iat":${T0}}`, skDerived);
+    await rejects(verifier(T0, ALLOW_ALL).verify(DKA.ownerPublicKeyBase58Check, derived), 401, noExp);
+    const tooFar = 'Problem verifying JWT token: token expires more than 31 days from now';
+    for (const exp of [T0 + MAX_JWT_REMAINING_SECONDS + 1, T0 + 10 * 365 * 86_400, 9_999_999_999, Number.MAX_SAFE_INTEGER, 1e300]) {
+      await rejects(v.verify(pubA, craft(ES256, `{"iat":${T0},"exp":${exp}}`, skA)), 401, tooFar);
+    }
+    // The SDK's 30 minutes, a frame derive payload's default 30 days, and the bound itself pass.
+    for (const exp of [T0 + 1800, T0 + 30 * 86_400, T0 + MAX_JWT_REMAINING_SECONDS]) await v.verify(pubA, craft(ES256, `{"iat":${T0},"exp":${exp}}`, skA));
+    assert.equal(MAX_JWT_REMAINING_SECONDS, 31 * 86_400);
   });
 
   it('nbf in the future is refused; reached, 0 or absent passes', async () => {
     const v = verifier(T0);
     const notYet = 'Problem verifying JWT token: Token is not valid yet';
     await rejects(v.verify(pubA, craft(ES256, `{"nbf":${T0 + 1},"exp":${T0 + 60}}`, skA)), 401, notYet);
-    await rejects(v.verify(pubA, craft(ES256, '{"nbf":"0"}', skA)), 401, notYet);
+    await rejects(v.verify(pubA, craft(ES256, `{"nbf":"0","exp":${T0 + 60}}`, skA)), 401, notYet);
     // Both failing: golang-jwt v4 reports the nbf failure.
     await rejects(v.verify(pubA, craft(ES256, `{"nbf":${T0 + 1},"exp":${T0}}`, skA)), 401, notYet);
     await v.verify(pubA, craft(ES256, `{"nbf":${T0},"exp":${T0 + 60}}`, skA));
-    await v.verify(pubA, craft(ES256, `{"nbf":0}`, skA));
+    await v.verify(pubA, craft(ES256, `{"nbf":0,"exp":${T0 + 60}}`, skA));
   });
 
   it('a malformed claimed public key is a KeyError (400), not a 401', async () => {

@@ -122,3 +122,36 @@ describe('stringifyJson', () => {
     assert.equal(stringifyJson({ n: 2n ** 64n, s: '\u0000bigint:5', m: [-3n] }), '{"n":18446744073709551616,"s":"\\u0000bigint:5","m":[-3]}');
   });
 });
+
+// Issue 17, item 12: with the default `--cors-origins *` every origin used to be echoed with
+// Access-Control-Allow-Credentials, so any site could make credentialed reads as the visitor.
+describe('CORS', () => {
+  const headersFor = async (corsOrigins: string[], origin: string | undefined, method = 'GET'): Promise<Map<string, string>> => {
+    const r = new Router([routes], { network: 'testnet', corsOrigins, log });
+    const out = await r.dispatch(req(method, '/thing/1', undefined, origin === undefined ? {} : { origin }));
+    return new Map(out.headers.filter(([k]) => /^(access-control-allow-(origin|credentials)|vary)$/i.test(k)).map(([k, v]) => [k.toLowerCase(), v]));
+  };
+  const LISTED = ['https://app.example.com', 'https://*.frontend.test'];
+  /** [--cors-origins, Origin, the CORS headers expected (allow-origin, allow-credentials, vary)]. */
+  const cases: Array<[string[], string | undefined, Record<string, string>]> = [
+    [['*'], 'https://evil.example', { 'access-control-allow-origin': '*' }],
+    [['*'], 'null', { 'access-control-allow-origin': '*' }],
+    [['*'], undefined, { 'access-control-allow-origin': '*' }],
+    [LISTED, 'https://app.example.com', { 'access-control-allow-origin': 'https://app.example.com', 'access-control-allow-credentials': 'true', vary: 'Origin' }],
+    [LISTED, 'https://a.frontend.test', { 'access-control-allow-origin': 'https://a.frontend.test', 'access-control-allow-credentials': 'true', vary: 'Origin' }],
+    [LISTED, 'https://evil.example', { vary: 'Origin' }],
+    [LISTED, 'https://app.example.com.evil.example', { vary: 'Origin' }],
+    [LISTED, 'https://frontend.test', { vary: 'Origin' }],
+    [LISTED, undefined, { vary: 'Origin' }],
+    [['*', ...LISTED], 'https://app.example.com', { 'access-control-allow-origin': 'https://app.example.com', 'access-control-allow-credentials': 'true', vary: 'Origin' }],
+    [['*', ...LISTED], 'https://evil.example', { 'access-control-allow-origin': '*', vary: 'Origin' }],
+  ];
+
+  it('echoes only listed origins, with credentials; `*` answers * without credentials', async () => {
+    for (const [corsOrigins, origin, want] of cases) {
+      for (const method of ['GET', 'OPTIONS']) {
+        assert.deepEqual(Object.fromEntries(await headersFor(corsOrigins, origin, method)), want, `${method} ${corsOrigins.join(',')} with Origin ${String(origin)}`);
+      }
+    }
+  });
+});

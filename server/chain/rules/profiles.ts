@@ -58,6 +58,25 @@ export function isValidUsername(bytes: Uint8Array): boolean {
 
 const utf8 = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 
+/** The picture types the reference's update-profile accepts, and the only ones this node serves. */
+export const PROFILE_PIC_TYPES = ['png', 'jpeg', 'webp', 'gif'] as const;
+export type ProfilePicType = (typeof PROFILE_PIC_TYPES)[number];
+
+const PROFILE_PIC_DATA_URL = /^data:image\/(png|jpeg|webp|gif);base64,([A-Za-z0-9+/]*={0,2})$/;
+
+/**
+ * A profile picture as the reference requires it: `data:image/(png|jpeg|webp|gif);base64,`
+ * and non-empty, padded base64. The one rule for the connect rule, update-profile and the
+ * picture route: the stored text becomes a Content-Type there, so nothing else may pass.
+ */
+export function parseProfilePicDataUrl(pic: string): { type: ProfilePicType; base64: string } | { problem: string } {
+  const match = PROFILE_PIC_DATA_URL.exec(pic);
+  if (match === null) return { problem: 'expected a data URL data:image/(png|jpeg|webp|gif);base64,<data>' };
+  const [, type, base64] = match as unknown as [string, ProfilePicType, string];
+  if (base64.length === 0 || base64.length % 4 !== 0) return { problem: 'the base64 data is empty or not padded to a multiple of 4 characters' };
+  return { type, base64 };
+}
+
 /** Core's mergeExtraData: the new entries over the old ones, key order kept. */
 export function mergeExtraData(old: Array<[Uint8Array, Uint8Array]>, update: Array<[Uint8Array, Uint8Array]>): Array<[Uint8Array, Uint8Array]> {
   const byKey = new Map<string, [Uint8Array, Uint8Array]>();
@@ -70,6 +89,11 @@ function checkLimits(m: UpdateProfileMetadata): void {
   if (m.newUsername.length > L.maxUsernameBytes) throw new RuleError('RuleErrorProfileUsernameTooLong', `${m.newUsername.length} bytes is over ${L.maxUsernameBytes}`);
   if (m.newDescription.length > L.maxDescriptionBytes) throw new RuleError('RuleErrorProfileDescriptionTooLong', `${m.newDescription.length} bytes is over ${L.maxDescriptionBytes}`);
   if (m.newProfilePic.length > L.maxProfilePicBytes) throw new RuleError('RuleErrorMaxProfilePicSize', `${m.newProfilePic.length} bytes is over ${L.maxProfilePicBytes}`);
+  // Empty keeps the old picture (below); anything else must be an image data URL.
+  if (m.newProfilePic.length !== 0) {
+    const pic = parseProfilePicDataUrl(utf8(m.newProfilePic));
+    if ('problem' in pic) throw new RuleError('RuleErrorProfilePicNotImageDataURL', pic.problem);
+  }
   if (m.newCreatorBasisPoints > L.maxCreatorBasisPoints) {
     throw new RuleError('RuleErrorProfileCreatorPercentageSize', `${m.newCreatorBasisPoints} basis points is over ${L.maxCreatorBasisPoints}`);
   }
