@@ -123,6 +123,7 @@ describe('socket and login limits, per-key buckets after authentication', () => 
   it('closes a socket that keeps sending after being refused (1008)', async () => {
     const c = await connect('/api/v0/identity', '127.0.0.6');
     for (let i = 0; i < CAP.identity + 150; i++) c.sendJson(identityFrame(`x-${i}`, 'logout'));
+    await c.waitUntil(() => !c.isOpen, 'the node closing the socket');
     const closed = await c.closed;
     assert.equal(closed.code, 1008);
     assert.match(closed.reason, /rate limited/);
