@@ -41,6 +41,19 @@ export interface AppDeps {
   minerFeed: MinerFeed;
   /** This process's metrics (GET /metrics unless --no-metrics); absent in tools that build deps by hand. */
   metrics?: NodeMetrics;
+  /** The rate limits of routes, sockets and logins (`createRateLimiter`); absent: nothing is limited. */
+  rateLimiter?: RateLimiter;
+}
+
+/** The one limiter of a process, from `--rate-limits` and `--rate-limit-loopback`. */
+export function createRateLimiter(deps: Pick<AppDeps, 'config' | 'store' | 'log' | 'metrics'>): RateLimiter {
+  return new RateLimiter({
+    limits: parseRateLimits(deps.config.rateLimits),
+    limitLoopback: deps.config.rateLimitLoopback,
+    store: deps.store,
+    log: deps.log,
+    metrics: deps.metrics?.rateLimits,
+  });
 }
 
 export function createRouter(deps: AppDeps): Router {
@@ -52,13 +65,7 @@ export function createRouter(deps: AppDeps): Router {
     corsOrigins: deps.config.corsOrigins,
     log: deps.log,
     commonHeaders: [['X-Node-Process', deps.registry.processId]],
-    rateLimiter: new RateLimiter({
-      limits: parseRateLimits(deps.config.rateLimits),
-      limitLoopback: deps.config.rateLimitLoopback,
-      store: deps.store,
-      log: deps.log,
-      metrics: metrics?.rateLimits,
-    }),
+    rateLimiter: deps.rateLimiter ?? null,
     onDispatched: metrics === null ? null : (o) => metrics.observeDispatch(o),
   });
   return router;

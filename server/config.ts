@@ -54,6 +54,7 @@ export interface Config {
   metrics: boolean;
   rateLimits: string;
   rateLimitLoopback: boolean;
+  maxSocketsPerAddress: number;
 }
 
 type Kind =
@@ -171,9 +172,11 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'metrics', flag: 'metrics', env: 'METRICS', kind: { type: 'bool' }, default: true,
     doc: 'Serve Prometheus metrics of each process at GET /metrics (--no-metrics removes the route).' },
   { key: 'rateLimits', flag: 'rate-limits', env: 'RATE_LIMITS', kind: { type: 'string' }, default: DEFAULT_RATE_LIMITS,
-    doc: 'Token buckets per client address (and per caller public key on non-read routes), shared by all processes through the store: comma-separated class=capacity/refillPerSec or class=off, classes read, write, identity, miner, admin; unnamed classes keep their defaults; `off` turns all off. Over the limit: 429 with Retry-After.' },
+    doc: 'Token buckets per client address (and per authenticated public key on non-read routes), shared by all processes through the store: comma-separated class=capacity/refillPerSec or class=off, classes read, write, identity, miner, admin, login; unnamed classes keep their defaults; `off` turns all off. Over the limit: 429 with Retry-After.' },
   { key: 'rateLimitLoopback', flag: 'rate-limit-loopback', env: 'RATE_LIMIT_LOOPBACK', kind: { type: 'bool' }, default: false,
-    doc: 'Also rate-limit loopback clients (127.0.0.0/8, ::1); by default they are exempt.' },
+    doc: 'Also rate-limit loopback clients (127.0.0.0/8, ::1), and cap their WebSockets; by default they are exempt.' },
+  { key: 'maxSocketsPerAddress', flag: 'max-sockets-per-address', env: 'MAX_SOCKETS_PER_ADDRESS', kind: { type: 'int', min: 0, max: 1_000_000 }, default: 32,
+    doc: 'Open WebSockets (identity and miner together) one client address (IPv6: per /64) may hold in each server process; more are refused with 429. 0 = no cap.' },
 ];
 
 export class ConfigError extends Error {

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { sharedReadCache } from './social/readCache.js';
-import { createRouter, type AppDeps } from './app.js';
+import { createRateLimiter, createRouter, type AppDeps } from './app.js';
 import { newProcessId, ProcessRegistry } from './cluster/registry.js';
 import { availableParallelism } from 'node:os';
 import type { Config } from './config.js';
@@ -14,6 +14,7 @@ import { HealthMonitor } from './health.js';
 import { NodeMetrics } from './metrics/nodeMetrics.js';
 import { toErrorReply } from './http/errors.js';
 import { stringifyJson } from './http/router.js';
+import { SocketLimits } from './http/socketLimits.js';
 import { listen, loadUws, serve, serveWebSocket } from './http/uws.js';
 import { createIdentity } from './identity/index.js';
 import { chainDerivedKeyAuthorizer } from './identity/jwt.js';
@@ -125,7 +126,8 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     await store.close();
     throw err;
   }
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, producer, minerFeed, metrics };
+  const rateLimiter = createRateLimiter({ config, store, log, metrics });
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, producer, minerFeed, metrics, rateLimiter };
   const router = createRouter(deps);
 
   let closing: Promise<void> | undefined;
@@ -150,12 +152,18 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     inFlight--;
     if (inFlight === 0) drained?.();
   };
+  // Sockets per address, browser origins and per-message rate limits of both socket endpoints.
+  const socketLimits = new SocketLimits({ maxPerAddress: config.maxSocketsPerAddress, corsOrigins: config.corsOrigins, limiter: rateLimiter });
   // The identity API's WebSocket, at the same paths as its POST route.
   const sockets = serveWebSocket(app, ['/api/v0/identity', '/identity'], {
     maxPayloadBytes: config.maxBodyBytes,
     maxInFlightPerSocket: 4096,
-    onMessage: async (text) => JSON.stringify((await answerFrame(identity, { text }, log)).response),
+    onMessage: async (text, socket) => {
+      const beforeLogin = (): Promise<void> => rateLimiter.checkClass('login', socket.remoteAddress);
+      return JSON.stringify((await answerFrame(identity, { text }, log, { beforeLogin })).response);
+    },
     refusedReply: refusedFrame,
+    gate: socketLimits.gate('identity'),
     onStart,
     onSettled,
     upgradeHeaders: [['X-Node-Process', processId]],
@@ -167,6 +175,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     onMessage: (text, socket) => answerMinerMessage(deps, minerFeed, text, socket, log),
     onClose: (socket) => minerFeed.unsubscribe(socket),
     refusedReply: refusedMinerMessage,
+    gate: socketLimits.gate('miner'),
     onStart,
     onSettled,
     upgradeHeaders: [['X-Node-Process', processId]],

@@ -11,7 +11,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { createRouter, type AppDeps } from '../../server/app.js';
+import { createRateLimiter, createRouter, type AppDeps } from '../../server/app.js';
 import { createIdentity } from '../../server/identity/index.js';
 import { MinerFeed } from '../../server/chain/minerFeed.js';
 import { BlockProducer } from '../../server/chain/blockProducer.js';
@@ -131,7 +131,7 @@ export async function startNodeHttpBaseline(port: number, redisUrl?: string): Pr
   const minerFeed = new MinerFeed({ chain, store, log });
   // Not started: this baseline serves reads and never produces blocks.
   const producer = new BlockProducer({ chain, store, lease: new ProducerLease({ store, processId, log }), miner: null, defaultRewardKey: new Uint8Array(33), log });
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, producer, minerFeed };
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, producer, minerFeed, rateLimiter: createRateLimiter({ config, store, log }) };
   const router = createRouter(deps);
 
   const server = createServer((req, res) => {

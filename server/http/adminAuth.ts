@@ -34,6 +34,7 @@ import { MAX_JWT_CHARS } from '../identity/jwt.js';
 import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
 import { sha256 } from '../../wasm/hash.js';
 import { recordAdminAction } from '../admin/audit.js';
+import { authenticated } from './authenticatedCaller.js';
 import { ApiError, isApiError } from './errors.js';
 import { route, type Reply, type Route, type RouteContext } from './route.js';
 import { v, type Schema } from './schema.js';
@@ -69,6 +70,8 @@ export async function requireUserJwt(deps: AppDeps, publicKeyBase58Check: string
     }
     throw new ApiError(err.status, `${prefix}${err.message}`, err.headers);
   }
+  // Proven: only now does the request take this key's rate-limit bucket.
+  await authenticated(publicKeyBase58Check);
 }
 
 /** Whether the token verifies (signature and claims) for a key other than `claimed`. */

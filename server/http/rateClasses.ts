@@ -11,11 +11,13 @@
 /**
  * - read: GET routes and POST routes named get-* or check-* (reads of chain and node state);
  * - write: every other POST: construction routes, submit-transaction, node-local updates;
- * - identity: the identity frame API (POST /identity);
- * - miner: get-block-template and submit-block;
- * - admin: /admin/* routes.
+ * - identity: the identity frame API (POST /identity and every frame of its WebSocket);
+ * - miner: get-block-template and submit-block, and every message of the miner WebSocket;
+ * - admin: /admin/* routes;
+ * - login: identity `login` frames (POST or socket), on top of `identity`: each one stores a
+ *   session for --identity-session-ttl-seconds, so logins get a much tighter bucket.
  */
-export const RATE_CLASSES = ['read', 'write', 'identity', 'miner', 'admin'] as const;
+export const RATE_CLASSES = ['read', 'write', 'identity', 'miner', 'admin', 'login'] as const;
 export type RateClass = (typeof RATE_CLASSES)[number];
 
 export interface BucketSpec {
@@ -29,13 +31,15 @@ export interface BucketSpec {
 export type RateLimits = Readonly<Record<RateClass, BucketSpec | null>>;
 
 /**
- * Defaults per client address (and per public key on non-read classes). Generous enough for
- * one person behind a busy frontend: a feed page load is a few dozen reads, so `read` allows a
- * 300-request burst and 30/s after it; writes are a person acting (60 at once, one per 0.5 s
- * sustained); identity frames come in bursts of signing and decrypting; miners poll templates
- * and submit often; admin routes are rare and privileged.
+ * Defaults per client address (and per authenticated public key on non-read classes). Generous
+ * enough for one person behind a busy frontend: a feed page load is a few dozen reads, so
+ * `read` allows a 300-request burst and 30/s after it; writes are a person acting (60 at once,
+ * one per 0.5 s sustained); identity frames come in bursts of signing and decrypting; miners
+ * poll templates and submit often; admin routes are rare and privileged. A person logs in a
+ * few times a day: `login` allows 10 at once and one per 10 s after it, so one address can
+ * create at most ~8,640 sessions a day (a few MB of store), not millions.
  */
-export const DEFAULT_RATE_LIMITS = 'read=300/30,write=60/2,identity=120/10,miner=600/60,admin=60/2';
+export const DEFAULT_RATE_LIMITS = 'read=300/30,write=60/2,identity=120/10,miner=600/60,admin=60/2,login=10/0.1';
 
 /** Upper bound of capacity and refill rate: beyond it "off" says the same more plainly. */
 const MAX_VALUE = 1e9;

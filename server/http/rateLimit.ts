@@ -1,14 +1,20 @@
 /**
- * Request rate limits: token buckets per client address and, on non-read routes, per caller
- * public key, kept in the store (`Store.takeTokens`) so that every process of a node shares
- * them (one atomic Lua script per take on Redis).
+ * Request rate limits: token buckets per client address and, on non-read routes, per
+ * authenticated public key, kept in the store (`Store.takeTokens`) so that every process of a
+ * node shares them (one atomic Lua script per take on Redis).
  *
  * The router calls `checkAddress` after matching a route and before reading its body (a
- * refused client costs no body parsing), then `checkBody` after validation. Over the limit
- * answers 429 `{"error": …}` with `Retry-After` in whole seconds (at least 1).
+ * refused client costs no body parsing), and `checkCaller` once the request proved who it is
+ * (a JWT or admin check passed: authenticatedCaller.ts). Over the limit answers 429
+ * `{"error": …}` with `Retry-After` in whole seconds (at least 1). The WebSockets and identity
+ * logins take from a class by address with `checkClass` (socketLimits.ts, identity transport).
  *
  * - Classes and their limits: rateClasses.ts (`--rate-limits`). `GET /health-check` and
  *   `GET /metrics` are never limited: probes and scrapes must not be refused.
+ * - A public key's bucket is taken only after authentication as that key: a key a request
+ *   merely names (the updater of an unsigned transaction to construct, an `AdminPublicKey`
+ *   with a junk JWT) proves nothing, and taking its bucket would let anyone lock its owner
+ *   out. Routes without authentication are limited by address only.
  * - Loopback clients (127.0.0.0/8, ::1) are exempt unless `--rate-limit-loopback` is set.
  * - IPv6 clients are counted per /64, the block one subscriber usually gets: per address,
  *   one host could rotate through 2^64 addresses.
@@ -25,25 +31,6 @@ import { ApiError } from './errors.js';
 import type { Route } from './route.js';
 import type { BucketSpec, RateClass, RateLimits } from './rateClasses.js';
 
-/**
- * Body fields naming the caller, in order of preference: the key that signs the transaction a
- * construction route builds, the user of a JWT route, the admin of an admin route, the miner
- * of get-block-template. Read only on non-read classes: on reads, PublicKeyBase58Check is
- * usually the key looked up, and a popular profile must not share one bucket among its viewers.
- */
-export const CALLER_KEY_FIELDS = [
-  'UpdaterPublicKeyBase58Check',
-  'TransactorPublicKeyBase58Check',
-  'SenderPublicKeyBase58Check',
-  'AccessGroupOwnerPublicKeyBase58Check',
-  'UserPublicKeyBase58Check',
-  'AdminPublicKey',
-  'PublicKeyBase58Check',
-] as const;
-
-/** Base58 public keys are 50-56 characters (tBC… 54, BC1… 55); anything else is not a key. */
-const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{40,60}$/;
-
 const EXEMPT_PATHS = new Set(['/health-check', '/metrics']);
 const MINER_PATHS = new Set(['/get-block-template', '/submit-block']);
 
@@ -56,21 +43,6 @@ export function rateClassOf(route: Pick<Route, 'method' | 'path'>): RateClass | 
   if (MINER_PATHS.has(path)) return 'miner';
   if (method === 'GET' || path.startsWith('/get-') || path.startsWith('/check-')) return 'read';
   return 'write';
-}
-
-/**
- * The caller's public key named by a (validated) body, if any: a string field that looks like
- * a key, or a key already decoded by `v.publicKey()` (`{base58, bytes}`).
- */
-export function callerPublicKey(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const o = body as Record<string, unknown>;
-  for (const field of CALLER_KEY_FIELDS) {
-    let v = o[field];
-    if (typeof v === 'object' && v !== null) v = (v as { base58?: unknown }).base58;
-    if (typeof v === 'string' && BASE58_KEY.test(v)) return v;
-  }
-  return undefined;
 }
 
 /** The eight hextets of an IPv6 address in any textual form (uWS writes all 8, padded). */
@@ -144,7 +116,8 @@ export interface RateLimiterOptions {
 /** What the router calls; see the module comment. */
 export interface RequestLimiter {
   checkAddress(route: Route, remoteAddress: string): Promise<void>;
-  checkBody(route: Route, remoteAddress: string, body: unknown): Promise<void>;
+  /** The request authenticated as `publicKey` (base58): takes that key's bucket on non-read classes. */
+  checkCaller(route: Route, remoteAddress: string, publicKey: string): Promise<void>;
 }
 
 export class RateLimiter implements RequestLimiter {
@@ -155,32 +128,41 @@ export class RateLimiter implements RequestLimiter {
   constructor(private readonly opts: RateLimiterOptions) {}
 
   async checkAddress(route: Route, remoteAddress: string): Promise<void> {
-    const limited = this.limitedClass(route, remoteAddress);
-    if (limited === null) return;
-    await this.take(limited.cls, limited.spec, 'ip', limited.client);
+    await this.checkClass(this.classOf(route), remoteAddress);
   }
 
-  async checkBody(route: Route, remoteAddress: string, body: unknown): Promise<void> {
-    const limited = this.limitedClass(route, remoteAddress);
-    if (limited === null || limited.cls === 'read') return;
-    const pk = callerPublicKey(body);
-    if (pk !== undefined) await this.take(limited.cls, limited.spec, 'key', pk);
+  async checkCaller(route: Route, remoteAddress: string, publicKey: string): Promise<void> {
+    const cls = this.classOf(route);
+    // Reads keep one bucket per address: a public key there is usually the one looked up.
+    if (cls === null || cls === 'read' || this.limitedClient(remoteAddress) === null) return;
+    const spec = this.opts.limits[cls];
+    if (spec !== null) await this.take(cls, spec, 'key', publicKey);
   }
 
-  private limitedClass(route: Route, remoteAddress: string): { cls: RateClass; spec: BucketSpec; client: string } | null {
+  /** Takes a token from `cls`'s bucket of this address (sockets, logins: no route to class). */
+  async checkClass(cls: RateClass | null, remoteAddress: string): Promise<void> {
+    const spec = cls === null ? null : this.opts.limits[cls];
+    if (cls === null || spec === null) return;
+    const client = this.limitedClient(remoteAddress);
+    if (client !== null) await this.take(cls, spec, 'ip', client);
+  }
+
+  /** Whether `remoteAddress` is limited at all: its bucket key, or null when exempt (see `clientKey`, loopback). */
+  limitedClient(remoteAddress: string): string | null {
+    // No address only on the pure-JS uWS fallback (development only): nothing to key a bucket on.
+    const client = clientKey(remoteAddress);
+    if (client === null) return null;
+    if (!this.opts.limitLoopback && isLoopback(client)) return null;
+    return client;
+  }
+
+  private classOf(route: Route): RateClass | null {
     let cls = this.classes.get(route);
     if (cls === undefined) {
       cls = rateClassOf(route);
       this.classes.set(route, cls);
     }
-    if (cls === null) return null;
-    const spec = this.opts.limits[cls];
-    if (spec === null) return null;
-    // No address only on the pure-JS uWS fallback (development only): nothing to key a bucket on.
-    const client = clientKey(remoteAddress);
-    if (client === null) return null;
-    if (!this.opts.limitLoopback && isLoopback(client)) return null;
-    return { cls, spec, client };
+    return cls;
   }
 
   private async take(cls: RateClass, spec: BucketSpec, scope: 'ip' | 'key', id: string): Promise<void> {

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Network } from '../config.js';
 import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
+import { withCallerHook } from './authenticatedCaller.js';
 import { ApiError, toErrorReply } from './errors.js';
 import { parseJsonText } from './jsonText.js';
 import type { RequestLimiter } from './rateLimit.js';
@@ -23,7 +24,7 @@ export interface RouterOptions {
   log: Logger;
   /** Extra headers on every response (e.g. the answering process id). */
   commonHeaders?: ReadonlyArray<readonly [string, string]>;
-  /** Rate limits, checked after the route matched: by address before the body is read, by public key after validation. */
+  /** Rate limits, checked after the route matched: by address before the body is read, by public key once the request authenticated as it. */
   rateLimiter?: RequestLimiter | null;
   /** Called once per dispatched request, after its response is ready (metrics). */
   onDispatched?: ((o: DispatchObservation) => void) | null;
@@ -206,16 +207,19 @@ export class Router {
         }
         body = parseJsonBody(await (req.body ?? Promise.resolve(Buffer.alloc(0))));
         if (route.body) body = route.body.parse(body, '', { network: this.opts.network });
-        await this.opts.rateLimiter?.checkBody(route, req.remoteAddress, body);
       }
-      const reply = await route.handle({
+      const ctx = {
         body,
         params,
         query: new URLSearchParams(req.query),
         headers: req.headers,
         remoteAddress: req.remoteAddress,
         log: this.opts.log,
-      });
+      };
+      const limiter = this.opts.rateLimiter;
+      const reply = await (limiter
+        ? withCallerHook((pk) => limiter.checkCaller(route, req.remoteAddress, pk), () => route.handle(ctx))
+        : route.handle(ctx));
       return encodeReply(reply, base);
     } catch (err) {
       const e = toErrorReply(err, this.opts.log);

@@ -276,14 +276,49 @@ export interface WebSocketEndpoint {
   onMessage(text: string, socket: SocketHandle): Promise<string | null>;
   /** Called once when a socket closed (after which its handle's `send` does nothing). */
   onClose?: (socket: SocketHandle) => void;
-  /** Reply to a message refused because the socket has too many in flight, or is binary. */
-  refusedReply(text: string | null, reason: string): string;
+  /**
+   * Reply to a message refused because the socket has too many in flight, is binary, or is over
+   * its rate limit; `status` is the HTTP status the refusal would have (503 when absent).
+   */
+  refusedReply(text: string | null, reason: string, status?: number): string;
+  /** Admission of sockets and their messages (socketLimits.ts); absent: every one is admitted. */
+  gate?: SocketGate;
   /** Called when a message starts and when it is answered (or its socket closed first). */
   onStart?: () => void;
   onSettled?: () => void;
   /** Headers of the 101 upgrade response (e.g. which server process holds the socket). */
   upgradeHeaders?: ReadonlyArray<readonly [string, string]>;
 }
+
+/** An upgrade answered with this HTTP response instead of 101. */
+export interface UpgradeRefusal {
+  status: number;
+  message: string;
+  headers?: ReadonlyArray<readonly [string, string]>;
+}
+
+/** A message answered with this refusal instead of being handled. */
+export interface MessageRefusal {
+  status: number;
+  reason: string;
+}
+
+/** Who may open a socket and how often it may send (the per-address caps and rate limits). */
+export interface SocketGate {
+  /** At each upgrade, before the 101: null admits it; else the refusal answered instead. */
+  admit(remoteAddress: string, origin: string): UpgradeRefusal | null;
+  /** An admitted socket of this address opened, and later closed (each exactly once). */
+  opened(remoteAddress: string): void;
+  closed(remoteAddress: string): void;
+  /** Before each message is handled: null handles it; else it is answered with the refusal. Never rejects. */
+  admitMessage(remoteAddress: string): Promise<MessageRefusal | null>;
+}
+
+/**
+ * Messages refused in a row (rate limited) after which a socket is closed (1008): a client told
+ * to retry later that keeps sending is flooding, and answering each refusal still costs.
+ */
+export const FLOOD_REFUSALS_BEFORE_CLOSE = 100;
 
 export interface WebSocketServer {
   /** Open sockets right now. */
@@ -296,6 +331,8 @@ export interface WebSocketServer {
 export interface SocketHandle {
   readonly id: number;
   readonly open: boolean;
+  /** The peer's address as uWS gives it (empty on the pure-JS fallback). */
+  readonly remoteAddress: string;
   /** Sends a text message; false when the socket is closed or the message was dropped. */
   send(text: string): boolean;
 }
@@ -303,6 +340,9 @@ export interface SocketHandle {
 interface SocketState {
   open: boolean;
   inFlight: number;
+  remoteAddress: string;
+  /** Messages refused by the gate since the last one it admitted. */
+  refusedInRow: number;
   handle?: SocketHandle;
 }
 
@@ -323,13 +363,24 @@ export function serveWebSocket(app: Uws.TemplatedApp, patterns: readonly string[
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade: (res, req, context) => {
+      const address = remoteAddress(res);
+      const refusal = endpoint.gate?.admit(address, req.getHeader('origin')) ?? null;
+      if (refusal !== null) {
+        res.cork(() => {
+          res.writeStatus(STATUS_LINES.get(refusal.status) ?? `${refusal.status} Refused`);
+          for (const [name, value] of refusal.headers ?? []) res.writeHeader(name, value);
+          res.writeHeader('Content-Type', 'application/json');
+          res.end(JSON.stringify({ error: refusal.message }), true);
+        });
+        return;
+      }
       if (endpoint.upgradeHeaders?.length) {
         // uWS writes 101 itself unless a status was written; headers need it written first.
         res.writeStatus('101 Switching Protocols');
         for (const [name, value] of endpoint.upgradeHeaders) res.writeHeader(name, value);
       }
       res.upgrade<SocketState>(
-        { open: true, inFlight: 0 },
+        { open: true, inFlight: 0, remoteAddress: address, refusedInRow: 0 },
         req.getHeader('sec-websocket-key'),
         req.getHeader('sec-websocket-protocol'),
         req.getHeader('sec-websocket-extensions'),
@@ -339,8 +390,10 @@ export function serveWebSocket(app: Uws.TemplatedApp, patterns: readonly string[
     open: (ws) => {
       sockets.add(ws);
       const state = ws.getUserData();
+      endpoint.gate?.opened(state.remoteAddress);
       state.handle = {
         id: nextSocketId++,
+        remoteAddress: state.remoteAddress,
         get open() {
           return state.open;
         },
@@ -369,23 +422,37 @@ export function serveWebSocket(app: Uws.TemplatedApp, patterns: readonly string[
       }
       state.inFlight++;
       endpoint.onStart?.();
-      endpoint.onMessage(text, state.handle!).then(
-        (reply) => {
-          state.inFlight--;
-          if (state.open && reply !== null) ws.cork(() => ws.send(reply, false));
-          endpoint.onSettled?.();
-        },
-        () => {
-          // onMessage answers its own errors; a rejection here is a bug already logged there.
-          state.inFlight--;
-          endpoint.onSettled?.();
-        },
-      );
+      const admitted = endpoint.gate ? endpoint.gate.admitMessage(state.remoteAddress) : Promise.resolve(null);
+      admitted
+        .then((refusal) => {
+          if (refusal === null) {
+            state.refusedInRow = 0;
+            return endpoint.onMessage(text, state.handle!);
+          }
+          if (++state.refusedInRow >= FLOOD_REFUSALS_BEFORE_CLOSE && state.open) {
+            ws.end(1008, 'rate limited: too many messages refused in a row; slow down and reconnect');
+            return null;
+          }
+          return endpoint.refusedReply(text, refusal.reason, refusal.status);
+        })
+        .then(
+          (reply) => {
+            state.inFlight--;
+            if (state.open && reply !== null) ws.cork(() => ws.send(reply, false));
+            endpoint.onSettled?.();
+          },
+          () => {
+            // onMessage answers its own errors; a rejection here is a bug already logged there.
+            state.inFlight--;
+            endpoint.onSettled?.();
+          },
+        );
     },
     close: (ws) => {
       const state = ws.getUserData();
       state.open = false;
       sockets.delete(ws);
+      endpoint.gate?.closed(state.remoteAddress);
       if (state.handle) endpoint.onClose?.(state.handle);
     },
   };

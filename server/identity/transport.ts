@@ -13,19 +13,35 @@ export interface FrameAnswer {
   /** 200 for an answer (including `approvalRequired`), 4xx/5xx for a refusal or failure. */
   status: number;
   response: IdentityResponse;
+  /** HTTP headers of a refusal (e.g. `Retry-After` of a 429 or 503). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+export interface FrameChecks {
+  /**
+   * Runs before a `login` is handled; throws (an ApiError 429) to refuse it. Each login stores
+   * a session for days, so logins take from their own, tighter rate limit.
+   */
+  beforeLogin?: () => Promise<void>;
 }
 
 /** `input` is either a socket message's text or a POST body already parsed as JSON. */
-export async function answerFrame(service: IdentityService, input: { text: string } | { value: unknown }, log: Logger): Promise<FrameAnswer> {
+export async function answerFrame(
+  service: IdentityService,
+  input: { text: string } | { value: unknown },
+  log: Logger,
+  checks: FrameChecks = {},
+): Promise<FrameAnswer> {
   const parsed = 'text' in input ? parseFrame(input.text) : parseFrameValue(input.value);
   if (!parsed.ok) return { status: 400, response: parsed.response };
   const { id, method } = parsed.request;
   try {
+    if (method === 'login') await checks.beforeLogin?.();
     return { status: 200, response: await service.handle(parsed.request) };
   } catch (err) {
     // toErrorReply logs what is not the client's fault; messages it returns are safe to send.
     const e = toErrorReply(err, log.child({ identityMethod: method }));
-    return { status: e.status, response: errorResponse(id, e.message) };
+    return { status: e.status, response: errorResponse(id, e.message), headers: e.headers };
   }
 }
 

@@ -16,10 +16,13 @@ export function identityRoutes(deps: AppDeps): Route[] {
       path: '/identity',
       summary: 'Identity frame API: login, approve, logout, sign, encrypt, decrypt, jwt (spec §4.1); also a WebSocket at this path',
       async handle(ctx) {
-        const { status, response } = await answerFrame(deps.identity, { value: ctx.body }, ctx.log);
+        const limiter = deps.rateLimiter;
+        const { status, response, headers } = await answerFrame(deps.identity, { value: ctx.body }, ctx.log, {
+          beforeLogin: limiter ? () => limiter.checkClass('login', ctx.remoteAddress) : undefined,
+        });
         if (status === 200) return json(response);
         const error = typeof response.payload['error'] === 'string' ? response.payload['error'] : 'request refused';
-        return json({ error, ...response }, status, status === 503 ? { 'Retry-After': '1' } : undefined);
+        return json({ error, ...response }, status, status === 503 ? { 'Retry-After': '1', ...headers } : headers);
       },
     }),
   ];

@@ -82,13 +82,13 @@ export async function answerMinerMessage(deps: AppDeps, feed: MinerFeed, text: s
   }
 }
 
-/** Answer to a message refused before it was read (too many in flight, binary frame). */
-export function refusedMinerMessage(text: string | null, reason: string): string {
+/** Answer to a message refused before it was read (too many in flight, binary frame, rate limited). */
+export function refusedMinerMessage(text: string | null, reason: string, status = 503): string {
   let id: Id = null;
   try {
     id = text === null ? null : readId((JSON.parse(text) as Record<string, unknown>)?.['id']);
   } catch {
     // unreadable: answer without an id
   }
-  return JSON.stringify({ id, error: reason, status: 503 });
+  return JSON.stringify({ id, error: reason, status });
 }

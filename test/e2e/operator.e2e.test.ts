@@ -1,7 +1,7 @@
 /**
  * The operator surface on a real node (uWS, pool, miner), on both stores: GET /metrics in the
  * Prometheus text format, following the traffic; response compression when the client accepts
- * it; ETag / 304 on GET routes; rate limits (429 + Retry-After, refill, per caller key, shared
+ * it; ETag / 304 on GET routes; rate limits (429 + Retry-After, refill, per authenticated key, shared
  * by two nodes on one Redis). Responses are read with node:http so that compressed bytes and
  * 304s are seen as sent (fetch would decode them).
  */
@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { issueJwt } from '../../server/identity/jwt.js';
 import { keyPair, startChainNode, TEST_STORES, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 import { rawRequest } from '../helpers/http.js';
 import { parsePrometheusText, sampleValue, type Family } from '../helpers/promText.js';
@@ -264,24 +265,25 @@ for (const store of TEST_STORES) {
       assert.equal((await send(n.url, '/api/v0/get-exchange-rate')).status, 200);
     });
 
-    it('a caller public key is limited across client addresses', async () => {
+    it('an authenticated public key is limited across client addresses; a key merely named is not', async () => {
       const a = keyPair();
       const b = keyPair();
-      const construct = (k: KeyPair, localAddress: string) =>
-        send(n.url, '/api/v0/send-deso', {
-          localAddress,
-          body: { SenderPublicKeyBase58Check: k.pk, RecipientPublicKeyOrUsername: b.pk, AmountNanos: 1, MinFeeRateNanosPerKB: 1000 },
-        });
-      // Each address has a bucket of 3; key a takes from one bucket of 3 wherever it comes from.
-      assert.notEqual((await construct(a, '127.0.0.2')).status, 429);
-      assert.notEqual((await construct(a, '127.0.0.2')).status, 429);
-      assert.notEqual((await construct(a, '127.0.0.3')).status, 429);
-      const refused = await construct(a, '127.0.0.4');
+      const blocked = keyPair().pk;
+      const jwtOf = (k: KeyPair) => issueJwt(n.deps.crypto, new Uint8Array(Buffer.from(k.seedHex, 'hex')));
+      const block = (k: KeyPair, JWT: string, localAddress: string) =>
+        send(n.url, '/api/v0/block-public-key', { localAddress, body: { PublicKeyBase58Check: k.pk, JWT, BlockPublicKeyBase58Check: blocked, Unblock: false } });
+      const jwtA = await jwtOf(a);
+      // Each address has a bucket of 3; key a, once its JWT passed, takes from one bucket of 3 wherever it comes from.
+      assert.equal((await block(a, jwtA, '127.0.0.2')).status, 200);
+      assert.equal((await block(a, jwtA, '127.0.0.2')).status, 200);
+      assert.equal((await block(a, jwtA, '127.0.0.3')).status, 200);
+      const refused = await block(a, jwtA, '127.0.0.4');
       assert.equal(refused.status, 429);
       assert.match(jsonOf(refused)['error'] as string, /from this public key/);
       assert.ok(Number(refused.headers['retry-after']) >= 1, 'Retry-After in whole seconds');
-      // Another key from the same fresh address is not refused.
-      assert.notEqual((await construct(b, '127.0.0.4')).status, 429);
+      // Junk tokens naming key b (each from a fresh address) take nothing from b's bucket.
+      for (const addr of ['127.0.0.5', '127.0.0.6', '127.0.0.7', '127.0.0.8']) assert.equal((await block(b, 'junk', addr)).status, 401);
+      assert.equal((await block(b, await jwtOf(b), '127.0.0.4')).status, 200);
     });
   });
 }

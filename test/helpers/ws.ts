@@ -49,10 +49,13 @@ export class WsClient {
     ws.on('error', () => undefined);
   }
 
-  /** Opens a socket; rejects if the upgrade fails or takes longer than timeoutMs. */
-  static connect(url: string, timeoutMs = 5_000): Promise<WsClient> {
+  /**
+   * Opens a socket; rejects if the upgrade fails (`upgrade refused with HTTP <status>`) or takes
+   * longer than timeoutMs. `opts` are the `ws` client's (e.g. `localAddress`, `headers`).
+   */
+  static connect(url: string, timeoutMs = 5_000, opts: WebSocket.ClientOptions = {}): Promise<WsClient> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url);
+      const ws = new WebSocket(url, opts);
       const client = new WsClient(ws);
       const timer = setTimeout(() => {
         ws.terminate();

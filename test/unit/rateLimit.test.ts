@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { ApiError } from '../../server/http/errors.js';
 import { DEFAULT_RATE_LIMITS, parseRateLimits } from '../../server/http/rateClasses.js';
-import { callerPublicKey, clientKey, isLoopback, RateLimiter, rateClassOf, type RateLimiterOptions } from '../../server/http/rateLimit.js';
+import { authenticated } from '../../server/http/authenticatedCaller.js';
+import { clientKey, isLoopback, RateLimiter, rateClassOf, type RateLimiterOptions } from '../../server/http/rateLimit.js';
 import { json, route, type Route } from '../../server/http/route.js';
 import { Router } from '../../server/http/router.js';
 import { v } from '../../server/http/schema.js';
@@ -23,7 +24,9 @@ describe('parseRateLimits (--rate-limits)', () => {
     const d = parseRateLimits(DEFAULT_RATE_LIMITS);
     assert.deepEqual(d.read, { capacity: 300, refillPerSec: 30 });
     assert.deepEqual(d.write, { capacity: 60, refillPerSec: 2 });
-    for (const cls of ['identity', 'miner', 'admin'] as const) assert.ok(d[cls] !== null, `${cls} limited by default`);
+    for (const cls of ['identity', 'miner', 'admin', 'login'] as const) assert.ok(d[cls] !== null, `${cls} limited by default`);
+    // Each login stores a session for days: a much tighter bucket than identity frames.
+    assert.ok(d.login!.refillPerSec <= d.identity!.refillPerSec / 10 && d.login!.capacity <= 10);
   });
 
   it('overrides the named classes only; class=off and off turn limits off', () => {
@@ -32,7 +35,7 @@ describe('parseRateLimits (--rate-limits)', () => {
     assert.equal(p.admin, null);
     assert.deepEqual(p.write, parseRateLimits('').write);
     const off = parseRateLimits('OFF');
-    for (const cls of ['read', 'write', 'identity', 'miner', 'admin'] as const) assert.equal(off[cls], null, cls);
+    for (const cls of ['read', 'write', 'identity', 'miner', 'admin', 'login'] as const) assert.equal(off[cls], null, cls);
   });
 
   it('names the bad item', () => {
@@ -73,20 +76,6 @@ describe('rateClassOf', () => {
       [r('GET', '/metrics'), null],
     ];
     for (const [rt, cls] of cases) assert.equal(rateClassOf(rt), cls, rt.path);
-  });
-});
-
-describe('callerPublicKey', () => {
-  it('takes the first caller field that holds a base58 key, in the documented order', () => {
-    assert.equal(callerPublicKey({ PublicKeyBase58Check: PK_B, UpdaterPublicKeyBase58Check: PK_A }), PK_A);
-    assert.equal(callerPublicKey({ SenderPublicKeyBase58Check: PK_B }), PK_B);
-    assert.equal(callerPublicKey({ AdminPublicKey: PK_A }), PK_A);
-    // As v.publicKey() leaves it after validation.
-    assert.equal(callerPublicKey({ SenderPublicKeyBase58Check: { base58: PK_B, bytes: new Uint8Array(33) } }), PK_B);
-    assert.equal(callerPublicKey({ UpdaterPublicKeyBase58Check: 'some-username', PublicKeyBase58Check: PK_B }), PK_B);
-    assert.equal(callerPublicKey({ RecipientPublicKeyOrUsername: PK_A }), undefined);
-    assert.equal(callerPublicKey({ PublicKeyBase58Check: 'x'.repeat(500) }), undefined);
-    assert.equal(callerPublicKey(undefined), undefined);
   });
 });
 
@@ -170,21 +159,34 @@ describe('RateLimiter', () => {
     assert.equal(e.headers['Retry-After'], '4');
   });
 
-  it('limits a caller public key on non-read classes across addresses', async () => {
+  it('limits an authenticated public key on non-read classes across addresses', async () => {
     const { l, counts } = limiter();
-    const body = { SenderPublicKeyBase58Check: PK_A };
-    await l.checkBody(write, '203.0.113.1', body);
-    await l.checkBody(write, '203.0.113.2', body);
-    const e = await refusal(l.checkBody(write, '203.0.113.3', body));
+    await l.checkCaller(write, '203.0.113.1', PK_A);
+    await l.checkCaller(write, '203.0.113.2', PK_A);
+    const e = await refusal(l.checkCaller(write, '203.0.113.3', PK_A));
     assert.match(e.message, /too many write requests from this public key/);
-    await l.checkBody(write, '203.0.113.3', { SenderPublicKeyBase58Check: PK_B });
+    await l.checkCaller(write, '203.0.113.3', PK_B);
     assert.deepEqual(counts.rejected, ['write/key']);
   });
 
   it('never limits a public key on reads (there it is usually the key looked up)', async () => {
     const { l } = limiter();
     const getSingle = r('POST', '/get-single-profile');
-    for (let i = 0; i < 10; i++) await l.checkBody(getSingle, `203.0.113.${i}`, { PublicKeyBase58Check: PK_A });
+    for (let i = 0; i < 10; i++) await l.checkCaller(getSingle, `203.0.113.${i}`, PK_A);
+  });
+
+  it('checkClass takes from a named class by address (sockets, logins)', async () => {
+    const { l, counts } = limiter({ limits: 'login=2/0.1' });
+    await l.checkClass('login', '203.0.113.1');
+    await l.checkClass('login', '203.0.113.1');
+    const e = await refusal(l.checkClass('login', '203.0.113.1'));
+    assert.match(e.message, /^too many login requests from this address .*retry in 10 s$/);
+    assert.equal(e.headers['Retry-After'], '10');
+    await l.checkClass('login', '203.0.113.2');
+    await l.checkClass('login', '127.0.0.1');
+    await l.checkClass('login', '127.0.0.1');
+    await l.checkClass('login', '127.0.0.1');
+    assert.deepEqual(counts.rejected, ['login/ip']);
   });
 
   it('exempts loopback clients unless limitLoopback is set', async () => {
@@ -192,11 +194,13 @@ describe('RateLimiter', () => {
     for (let i = 0; i < 10; i++) {
       await open.l.checkAddress(read, '127.0.0.1');
       await open.l.checkAddress(read, '0000:0000:0000:0000:0000:0000:0000:0001');
-      await open.l.checkBody(write, '127.0.0.1', { SenderPublicKeyBase58Check: PK_A });
+      await open.l.checkCaller(write, '127.0.0.1', PK_A);
     }
+    assert.equal(open.l.limitedClient('127.0.0.1'), null);
     const strict = limiter({ limitLoopback: true });
     for (let i = 0; i < 3; i++) await strict.l.checkAddress(read, '127.0.0.1');
     await refusal(strict.l.checkAddress(read, '0000:0000:0000:0000:0000:ffff:7f00:0001'));
+    assert.equal(strict.l.limitedClient('127.0.0.1'), '127.0.0.1');
   });
 
   it('does not limit classes that are off, nor health-check', async () => {
@@ -225,10 +229,22 @@ describe('RateLimiter', () => {
 });
 
 describe('Router with a RateLimiter', () => {
-  const echo = v.object({ SenderPublicKeyBase58Check: v.string({ maxLength: 100 }) });
+  const echo = v.object({ SenderPublicKeyBase58Check: v.string({ maxLength: 100 }), JWT: v.optional(v.string(), '') });
   const routes: Route[] = [
     route({ method: 'POST', path: '/send-thing', summary: 'write', body: echo, handle: (ctx) => json(ctx.body) }),
     route({ method: 'GET', path: '/get-thing', summary: 'read', handle: () => json({ ok: true }) }),
+    // Stands for a JWT route: requireUserJwt calls authenticated() once a token verified.
+    route({
+      method: 'POST',
+      path: '/update-thing',
+      summary: 'write, authenticated',
+      body: echo,
+      async handle({ body }) {
+        if (body.JWT !== 'good') return json({ error: 'bad token' }, 401);
+        await authenticated(body.SenderPublicKeyBase58Check);
+        return json({});
+      },
+    }),
   ];
   const build = () => {
     const { l, clock } = limiter({ limits: 'read=2/1,write=5/1' });
@@ -260,12 +276,19 @@ describe('Router with a RateLimiter', () => {
     assert.equal((await router.dispatch(req('POST', '/send-thing', never))).status, 429);
   });
 
-  it('takes from the caller key bucket after validation', async () => {
+  it('takes from the caller key bucket only once the request authenticated as that key', async () => {
     const { router } = build();
-    const body = () => Promise.resolve(Buffer.from(JSON.stringify({ SenderPublicKeyBase58Check: PK_A })));
+    const body = (JWT: string, pk = PK_A) => Promise.resolve(Buffer.from(JSON.stringify({ SenderPublicKeyBase58Check: pk, JWT })));
     const statuses: number[] = [];
-    // Each request from a new address: only the key bucket (5) can refuse.
-    for (let i = 0; i < 6; i++) statuses.push((await router.dispatch(req('POST', '/send-thing', body(), `198.51.100.${10 + i}`))).status);
-    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+    // The attack: many requests naming PK_A with a junk token, each from a new address (so only
+    // a key bucket could refuse them). They must not drain PK_A's bucket (5).
+    for (let i = 0; i < 8; i++) statuses.push((await router.dispatch(req('POST', '/update-thing', body('junk'), `198.51.100.${10 + i}`))).status);
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 401, 401, 401]);
+    // The owner still has a full bucket; proven requests take from it across addresses.
+    const owner: number[] = [];
+    for (let i = 0; i < 6; i++) owner.push((await router.dispatch(req('POST', '/update-thing', body('good'), `198.51.100.${30 + i}`))).status);
+    assert.deepEqual(owner, [200, 200, 200, 200, 200, 429]);
+    // A route without authentication names a key but takes no bucket of it.
+    for (let i = 0; i < 8; i++) assert.equal((await router.dispatch(req('POST', '/send-thing', body('', PK_B), `198.51.100.${50 + i}`))).status, 200);
   });
 });
