@@ -15,6 +15,7 @@ import type { RequestLimiter } from './rateLimit.js';
 import type { Method, Reply, Route } from './route.js';
 import type { IncomingRequest, OutgoingResponse } from './uws.js';
 import { PayloadTooLarge } from './uws.js';
+import { originListed } from './origins.js';
 
 export const API_PREFIX = '/api/v0';
 
@@ -150,7 +151,7 @@ export class Router {
     const allowed = this.opts.corsOrigins;
     // The answer depends on Origin only when some origin is listed by name.
     if (allowed.some((a) => a !== '*')) out.push(['Vary', 'Origin']);
-    if (origin && (allowed.includes(origin) || allowed.some((a) => wildcardMatch(a, origin)))) {
+    if (origin && originListed(allowed, origin)) {
       out.push(['Access-Control-Allow-Origin', origin], ['Access-Control-Allow-Credentials', 'true']);
     } else if (allowed.includes('*')) {
       out.push(['Access-Control-Allow-Origin', '*']);
@@ -260,15 +261,6 @@ function encodeReply(reply: Reply, base: Array<readonly [string, string]>): Outg
     case 'empty':
       return { status: reply.status, headers: [...base, ['Content-Type', 'application/json']], body: '' };
   }
-}
-
-function wildcardMatch(pattern: string, origin: string): boolean {
-  // `https://*.example.com` allows any subdomain of example.com over https.
-  const star = pattern.indexOf('*');
-  if (star === -1 || pattern === '*') return false;
-  const head = pattern.slice(0, star);
-  const tail = pattern.slice(star + 1);
-  return origin.length > head.length + tail.length && origin.startsWith(head) && origin.endsWith(tail);
 }
 
 function decodeURIComponentSafe(s: string): string {

@@ -18,6 +18,7 @@ import { isApiError } from './errors.js';
 import type { RateClass } from './rateClasses.js';
 import type { RateLimiter } from './rateLimit.js';
 import type { MessageRefusal, SocketGate, UpgradeRefusal } from './uws.js';
+import { originAllowed } from './origins.js';
 
 export interface SocketLimitsOptions {
   /** Open sockets one client address may hold in this process; 0 = no cap. */
@@ -87,14 +88,3 @@ export class SocketLimits {
   }
 }
 
-/** The router's CORS rule for an Origin: `*`, an exact origin, or a `scheme://*.domain` pattern. */
-export function originAllowed(allowed: readonly string[], origin: string): boolean {
-  return allowed.some((a) => {
-    if (a === '*' || a === origin) return true;
-    const star = a.indexOf('*');
-    if (star === -1) return false;
-    const head = a.slice(0, star);
-    const tail = a.slice(star + 1);
-    return origin.length > head.length + tail.length && origin.startsWith(head) && origin.endsWith(tail);
-  });
-}

@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRateLimits } from '../../server/http/rateClasses.js';
 import { RateLimiter } from '../../server/http/rateLimit.js';
-import { originAllowed, SocketLimits } from '../../server/http/socketLimits.js';
+import { originAllowed } from '../../server/http/origins.js';
+import { SocketLimits } from '../../server/http/socketLimits.js';
 import { MemoryStore } from '../../server/store/memory.js';
 
 const limiter = (limitLoopback = false) =>
