@@ -16,7 +16,7 @@ import type { CryptoService } from '../crypto/service.js';
 import type { Guard, Store, WriteOp } from '../store/types.js';
 import { sha256d } from '../../wasm/hash.js';
 import { encodeHeader, decodeHeader, HEADER_BYTES, type BlockHeader } from './block/header.js';
-import { merkleRoot } from './block/merkle.js';
+import { merkleRoot, rootFromFirstLeafPath } from './block/merkle.js';
 import { nextTarget } from './block/difficulty.js';
 import { blockRewardNanos } from './block/reward.js';
 import type { ChainParams } from './block/params.js';
@@ -143,6 +143,11 @@ interface TemplateRecord {
   targetHex: string;
   /** Signed user transactions, in block order (after the reward). */
   txns: Uint8Array[];
+  /**
+   * The merkle path of the reward (leaf 0) over `txns` (merklePath task): each header's root is
+   * then one hash per level. Absent in records of older versions (treated as expired).
+   */
+  merklePath?: Uint8Array[];
   feesNanos: bigint;
   /** The first mempool transaction left out, if any (for LatestBlockTemplateStats). */
   failing: { hashHex: string; error: string; addedAtMs: number } | null;
@@ -516,6 +521,12 @@ export class Chain {
   private readonly replaysInFlight = new Map<string, Promise<MempoolReplay>>();
 
   /**
+   * The merkle path of the newest template's transactions, by (tip, mempool version, count):
+   * every template request between two mempool changes shares one computation.
+   */
+  private templatePath: { key: string; path: Promise<Uint8Array[]> } | null = null;
+
+  /**
    * The cached replay brought up to `version` by connecting only what was admitted since
    * (usually through another process), instead of replaying the whole mempool: without this,
    * a process whose cache another process's admission invalidated needs a full replay per
@@ -615,28 +626,62 @@ export class Chain {
    * undefined once it expired.
    */
   async publishedTemplate(blockId: string, rewardPk33: Uint8Array, numHeaders: number): Promise<BlockTemplate | undefined> {
+    return (await this.publishedTemplates(blockId, [{ rewardPk33, numHeaders }]))?.[0];
+  }
+
+  /**
+   * `publishedTemplate` for several (reward key, header count) pairs from one read of the
+   * record: the miner feed's subscribers share it, whatever keys they mine to.
+   */
+  async publishedTemplates(blockId: string, wants: ReadonlyArray<{ rewardPk33: Uint8Array; numHeaders: number }>): Promise<BlockTemplate[] | undefined> {
     const record = await this.store.get<TemplateRecord>(templateKey(blockId));
-    return record && this.templateFor(blockId, record, rewardPk33, numHeaders);
+    // A record without a merkle path is an older version's: a fresh announcement follows.
+    if (!record?.merklePath) return undefined;
+    return wants.map((w) => this.templateFor(blockId, record, w.rewardPk33, w.numHeaders));
   }
 
   /** Replays the mempool on the tip and stores the result under its content id. */
   private async buildTemplateRecord(ttlMs = TEMPLATE_TTL_MS): Promise<{ blockId: string; record: TemplateRecord }> {
-    const { tip, height, accepted, feesNanos: fees, failures } = await this.replayMempool(this.params.minerMaxBlockSizeBytes);
+    const { tip, version, height, accepted, feesNanos: fees, failures } = await this.replayMempool(this.params.minerMaxBlockSizeBytes);
     const txns = accepted.map((m) => m.bytes);
+    // Hashed once, at admission: a template never hashes its transactions again.
+    const hashes = accepted.map((m) => fromHex(m.hashHex));
     const first = failures[0];
     const failing = first ? { hashHex: first.entry.hashHex, error: (first.error as Error).message, addedAtMs: first.entry.addedAtMs } : null;
     const nowSecs = BigInt(Math.floor(this.now() / 1000));
     const tstampSecs = nowSecs > tip.tstampSecs ? nowSecs : tip.tstampSecs + 1n;
     const target = await this.targetAfter(tip);
-    const record: TemplateRecord = { prevHashHex: tip.hashHex, height, tstampSecs, targetHex: hex(target), txns, feesNanos: fees, failing };
+    const merklePath = await this.merklePathFor(`${tip.hashHex}:${version}:${hashes.length}`, hashes);
+    const record: TemplateRecord = { prevHashHex: tip.hashHex, height, tstampSecs, targetHex: hex(target), txns, merklePath, feesNanos: fees, failing };
     // The id names the template's contents: the same tip, time and transactions give the same id.
-    const idInput = Buffer.concat([fromHex(tip.hashHex), encodeUvarint(height), encodeUvarint(tstampSecs), ...txns.map((t) => txnHash(t))]);
+    const idInput = Buffer.concat([fromHex(tip.hashHex), encodeUvarint(height), encodeUvarint(tstampSecs), ...hashes]);
     const blockId = hex(sha256d(idInput));
     await this.store.set(templateKey(blockId), record, { ttlMs });
     return { blockId, record };
   }
 
-  /** Headers of a stored template for one reward key (no store access). */
+  /**
+   * The reward's merkle path over a template's transaction hashes, computed in the crypto pool
+   * once per mempool state (`key`), however many templates and headers are built from it.
+   */
+  private merklePathFor(key: string, hashes: Uint8Array[]): Promise<Uint8Array[]> {
+    if (this.templatePath?.key !== key) {
+      const path = this.crypto.merklePath(hashes);
+      const entry = { key, path };
+      this.templatePath = entry;
+      // A failed computation (pool busy, say) is not kept: the next template tries again.
+      path.catch(() => {
+        if (this.templatePath === entry) this.templatePath = null;
+      });
+    }
+    return this.templatePath!.path;
+  }
+
+  /**
+   * Headers of a stored template for one reward key (no store access). Per header only what
+   * differs is hashed: the reward transaction with its extra nonce, and the merkle root from
+   * the record's path (one hash per level).
+   */
   private templateFor(blockId: string, record: TemplateRecord, rewardPk33: Uint8Array, numHeaders: number): BlockTemplate {
     const headers: Uint8Array[] = [];
     const extraNonces: bigint[] = [];
@@ -645,7 +690,7 @@ export class Chain {
       // full 64-bit one (then their block's merkle root never matches).
       const extraNonce = randomU64() >> 11n;
       const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, record.height, record.feesNanos));
-      headers.push(encodeHeader(this.headerFor(record, reward)));
+      headers.push(encodeHeader(this.headerFor(record, sha256d(reward))));
       extraNonces.push(extraNonce);
     }
     const { failing } = record;
@@ -808,11 +853,12 @@ export class Chain {
     };
   }
 
-  private headerFor(record: TemplateRecord, reward: Uint8Array): BlockHeader {
+  /** The header of a template whose reward transaction hashes to `rewardHash`. */
+  private headerFor(record: TemplateRecord, rewardHash: Uint8Array): BlockHeader {
     return {
       version: 1,
       prevBlockHash: fromHex(record.prevHashHex),
-      transactionMerkleRoot: merkleRoot([txnHash(reward), ...record.txns.map((t) => txnHash(t))]),
+      transactionMerkleRoot: rootFromFirstLeafPath(rewardHash, record.merklePath!),
       tstampSecs: record.tstampSecs,
       height: record.height,
       nonce: 0n,
