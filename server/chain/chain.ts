@@ -113,6 +113,8 @@ interface MempoolReplay {
   accepted: MempoolTxn[];
   /** Bytes of the accepted transactions. */
   bytes: number;
+  /** Bytes of every transaction replayed, failed ones included: what the mempool holds. */
+  mempoolBytes: number;
   feesNanos: bigint;
   failures: Array<{ entry: MempoolTxn; error: unknown }>;
   /** Whether a byte limit cut the replay short (such a replay is not cached). */
@@ -443,6 +445,17 @@ export class Chain {
       // Read before connecting: another admission in this process may extend the replay while
       // this one awaits, and then this attempt must lose its guard and retry.
       const baseVersion = replay.version;
+      // The limit is checked against the mempool the guard below pins (version baseVersion),
+      // so with any number of processes admitting at once it is never passed. A rule error
+      // (400), as the reference answers every mempool refusal, rather than a 503: a full
+      // mempool stays full until a block, so an immediate retry would not help.
+      const held = replay.mempoolBytes;
+      if (held + bytes.length > this.params.mempoolMaxSizeBytes) {
+        throw new RuleError(
+          'RuleErrorMempoolFull',
+          `the mempool holds ${held} bytes and this ${bytes.length}-byte transaction would pass its limit of ${this.params.mempoolMaxSizeBytes} bytes (--mempool-max-size-bytes); retry after the next block`,
+        );
+      }
       const attemptView = replay.view.child();
       const connected = await connectTransaction(attemptView, txn, { hash, size: bytes.length, signer }, this.context(replay.height));
       const addedAtMs = this.now();
@@ -466,6 +479,7 @@ export class Chain {
           attemptView.commitTo();
           replay.accepted.push({ hashHex, version, ...entry });
           replay.bytes += bytes.length;
+          replay.mempoolBytes += bytes.length;
           replay.feesNanos += connected.feeNanos;
           replay.version = version;
         }
@@ -559,6 +573,7 @@ export class Chain {
 
   /** Connects one mempool transaction onto a replay: accepted with its fee, or a failure with why. */
   private async replayOne(replay: MempoolReplay, m: MempoolTxn): Promise<void> {
+    replay.mempoolBytes += m.bytes.length;
     const view = replay.view.child();
     try {
       const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
@@ -582,6 +597,7 @@ export class Chain {
       view: StateView.over(this.store),
       accepted: [],
       bytes: 0,
+      mempoolBytes: 0,
       feesNanos: 0n,
       failures: [],
       truncated: false,
