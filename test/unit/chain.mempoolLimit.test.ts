@@ -46,7 +46,7 @@ const post = (body: string): ConstructOptions['metadata'] => ({
   parentStakeId: new Uint8Array(0),
   body: new TextEncoder().encode(JSON.stringify({ Body: body })),
   creatorBasisPoints: 0n,
-  stakeMultipleBasisPoints: 0n,
+  stakeMultipleBasisPoints: 12_500n,
   timestampNanos: BigInt(Date.now()) * 1_000_000n,
   isHidden: false,
 });
