@@ -741,6 +741,11 @@ export class Chain {
       throw new ChainRequestError('the header is not for this template (previous block hash or height differ)');
     }
     const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, record.height, record.feesNanos));
+    // The template's merkle path checks the root in one hash per level, before processBlock
+    // hashes every transaction: a header made up for this template costs no more than that.
+    if (record.merklePath && hex(rootFromFirstLeafPath(sha256d(reward), record.merklePath)) !== hex(header.transactionMerkleRoot)) {
+      throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions (this template with this reward key and extra nonce)');
+    }
     return this.processBlock(headerBytes, [reward, ...record.txns], opts);
   }
 

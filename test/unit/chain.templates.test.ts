@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { decodeHeader } from '../../server/chain/block/header.js';
+import { decodeHeader, HEADER_OFFSETS } from '../../server/chain/block/header.js';
 import { firstLeafPath, merkleRoot, rootFromFirstLeafPath } from '../../server/chain/block/merkle.js';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
-import { Chain } from '../../server/chain/chain.js';
+import { Chain, ChainRequestError } from '../../server/chain/chain.js';
 import { constructTxn } from '../../server/chain/construct.js';
 import { MinerFeed, type FeedSocket } from '../../server/chain/minerFeed.js';
 import { decodeTxn, encodeTxn, txnHash } from '../../server/chain/txn/envelope.js';
@@ -92,21 +92,24 @@ describe('block templates', () => {
     const t = await chain.blockTemplate(alice.pk, 1);
     await chain.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
     // Seven transfers in the mempool: an odd count, so the tree doubles a last node.
-    for (let i = 0; i < 7; i++) {
-      const c = constructTxn({
-        publicKey: alice.pk,
-        metadata: { type: 'BASIC_TRANSFER' },
-        outputs: [{ publicKey: key().pk, amountNanos: 1000n }],
-        minFeeRateNanosPerKB: 1000n,
-        networkMinFeeRateNanosPerKB: 0n,
-        tipHeight: (await chain.tip()).height,
-        maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
-      });
-      const signed = await signTransaction(crypto, c.bytes, alice.secret, { derived: false });
-      await chain.submitTransaction(signed);
-      txns.push(signed);
-    }
+    for (let i = 0; i < 7; i++) txns.push(await transfer());
   });
+
+  /** A signed transfer from alice, admitted to the mempool. */
+  async function transfer(): Promise<Uint8Array> {
+    const c = constructTxn({
+      publicKey: alice.pk,
+      metadata: { type: 'BASIC_TRANSFER' },
+      outputs: [{ publicKey: key().pk, amountNanos: 1000n }],
+      minFeeRateNanosPerKB: 1000n,
+      networkMinFeeRateNanosPerKB: 0n,
+      tipHeight: (await chain.tip()).height,
+      maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
+    });
+    const signed = await signTransaction(crypto, c.bytes, alice.secret, { derived: false });
+    await chain.submitTransaction(signed);
+    return signed;
+  }
   after(async () => {
     await base.close();
     await crypto.close();
@@ -145,7 +148,22 @@ describe('block templates', () => {
     assert.equal((await chain.mempool()).length, 0);
   });
 
+  it('submit-block checks a header\'s merkle root against the template\'s path first', async () => {
+    const t = await chain.blockTemplate(alice.pk, 2);
+    const forged = t.headers[0]!.slice();
+    forged[HEADER_OFFSETS.transactionMerkleRoot]! ^= 1;
+    const tip = await chain.tip();
+    for (const [header, extraNonce] of [
+      [await solveHeader(crypto, forged, t.target), t.extraNonces[0]!],
+      [await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[1]!],
+    ] as const) {
+      await assert.rejects(chain.submitBlock(alice.pk, header, extraNonce, t.blockId), (e: Error) => e instanceof ChainRequestError && /merkle root does not match/.test(e.message));
+    }
+    assert.deepEqual(await chain.tip(), tip, 'nothing connected');
+  });
+
   it('a new mempool state computes a new path once', async () => {
+    await transfer();
     const before = crypto.merklePaths;
     await chain.blockTemplate(alice.pk, 10);
     await chain.blockTemplate(alice.pk, 10);
