@@ -28,6 +28,8 @@ export interface Config {
   nanosSold: number;
   minSatoshisBurnedForProfileCreation: number;
   createProfileFeeNanos: number;
+  minFeeRateNanosPerKb: number | undefined;
+  mempoolMaxSizeBytes: number | undefined;
   compProfileCreation: boolean;
   supportEmail: string;
   analyticsKey: string;
@@ -58,7 +60,7 @@ export interface Config {
 }
 
 type Kind =
-  | { type: 'int'; min: number; max: number }
+  | { type: 'int'; min: number; max: number; optional?: boolean }
   | { type: 'string'; optional?: boolean }
   | { type: 'bool' }
   | { type: 'enum'; values: readonly string[] }
@@ -84,7 +86,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'host', flag: 'host', env: 'HOST', kind: { type: 'string' }, default: '127.0.0.1',
     doc: 'Address to listen on (0.0.0.0 for all interfaces).' },
   { key: 'network', flag: 'network', env: 'NETWORK', kind: { type: 'enum', values: ['testnet', 'mainnet'] },
-    default: 'testnet', doc: 'Key prefixes and chain parameters: testnet (tBC… keys) or mainnet (BC1… keys).' },
+    default: 'testnet', doc: 'Key prefixes and chain policy: testnet (tBC… keys) or mainnet (BC1… keys). Both run the dev chain; the network selects the fee floor and the mempool size limit.' },
   { key: 'redisUrl', flag: 'redis', env: 'REDIS_URL', kind: { type: 'url', protocols: ['redis:', 'rediss:', 'redis-sentinel:'] },
     default: undefined, doc: 'Redis URL for shared state; without it the embedded in-memory store is used. redis://[user:password@]host:port[/db], rediss:// for TLS, or redis-sentinel://[user:password@]host1:26379[,host2:26379...]/<masterName>[?db=N] for a Sentinel-managed master (followed through failovers).' },
   { key: 'redisKeyPrefix', flag: 'redis-key-prefix', env: 'REDIS_KEY_PREFIX', kind: { type: 'string' },
@@ -113,6 +115,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Served by get-app-state.' },
   { key: 'createProfileFeeNanos', flag: 'create-profile-fee-nanos', env: 'CREATE_PROFILE_FEE_NANOS',
     kind: { type: 'int', min: 0, max: MAX_SAFE }, default: 0, doc: 'Profile creation fee, served by get-app-state.' },
+  { key: 'minFeeRateNanosPerKb', flag: 'min-fee-rate-nanos-per-kb', env: 'MIN_FEE_RATE_NANOS_PER_KB',
+    kind: { type: 'int', min: 0, max: MAX_SAFE, optional: true }, default: undefined,
+    doc: 'Fee floor of every transaction, nanos per KB: admission and block checks refuse less. Unset: the network\'s (mainnet 1000, testnet 0). Every process of one chain must agree.' },
+  { key: 'mempoolMaxSizeBytes', flag: 'mempool-max-size-bytes', env: 'MEMPOOL_MAX_SIZE_BYTES',
+    kind: { type: 'int', min: 1_000, max: MAX_SAFE, optional: true }, default: undefined,
+    doc: 'Most bytes of transactions the mempool holds; past it submit-transaction answers 400 RuleErrorMempoolFull until a block makes room. Unset: the network\'s (10000000 on both).' },
   { key: 'compProfileCreation', flag: 'comp-profile-creation', env: 'COMP_PROFILE_CREATION', kind: { type: 'bool' },
     default: false, doc: 'Whether the node pays for profile creation (get-app-state).' },
   { key: 'supportEmail', flag: 'support-email', env: 'SUPPORT_EMAIL', kind: { type: 'string' }, default: '',
@@ -197,6 +205,7 @@ function parseValue(o: OptionSpec, raw: string): Config[keyof Config] {
   const k = o.kind;
   switch (k.type) {
     case 'int': {
+      if (k.optional && raw.trim().length === 0) return undefined;
       const n = /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
       if (!Number.isSafeInteger(n) || n < k.min || n > k.max) {
         throw new ConfigError(`${describe(o)} must be an integer from ${k.min} to ${k.max}, got ${shown(o, raw)}`);

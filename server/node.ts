@@ -22,7 +22,7 @@ import { Chain } from './chain/chain.js';
 import { MinerFeed } from './chain/minerFeed.js';
 import { answerMinerMessage, refusedMinerMessage } from './routes/minerSocket.js';
 import { AutoMiner } from './chain/miner.js';
-import { DEV_CHAIN_PARAMS } from './chain/block/params.js';
+import { devChainParams } from './chain/block/params.js';
 import { BlockProducer } from './chain/blockProducer.js';
 import { ProducerLease } from './cluster/producerLease.js';
 import { decodePublicKey, encodePublicKey } from './keys/index.js';
@@ -88,7 +88,10 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   const chain = new Chain({
     store,
     crypto,
-    params: DEV_CHAIN_PARAMS,
+    params: devChainParams(config.network, {
+      minNetworkFeeNanosPerKB: config.minFeeRateNanosPerKb === undefined ? undefined : BigInt(config.minFeeRateNanosPerKb),
+      mempoolMaxSizeBytes: config.mempoolMaxSizeBytes,
+    }),
     log,
     createProfileFeeNanos: BigInt(config.createProfileFeeNanos),
     paramUpdaterPublicKeys: config.paramUpdaterPublicKeys.map((k) => decodePublicKey(k, config.network, '--param-updater-public-keys')),

@@ -25,6 +25,10 @@ export function hashHeaders(request: Uint8Array): Uint8Array {
   return reply(TASKS.hashHeaders(request));
 }
 
+export function merklePath(request: Uint8Array): Uint8Array {
+  return reply(TASKS.merklePath(request));
+}
+
 export function mineNonces(request: Uint8Array): Uint8Array {
   return reply(TASKS.mineNonces(request));
 }

@@ -13,6 +13,7 @@ export type TaskName =
   | 'verifySignatures'
   | 'recoverPublicKeys'
   | 'hashHeaders'
+  | 'merklePath'
   | 'mineNonces'
   | 'sign'
   | 'ecdh'
@@ -91,6 +92,11 @@ export const RecoverItemOffset = { hash: 0, signature: 32, recovery: 96 } as con
 export const RECOVER_ITEM_BYTES = 97;
 export const RecoverReplyOffset = { status: 0, publicKey: 1 } as const;
 export const RECOVER_REPLY_BYTES = 34;
+
+// ---------------------------------------------------------------------------------------------
+// merklePath
+//   request: n × HASH_BYTES, the txn hashes of a block's leaves 1..n (n >= 0), in block order
+//   reply:   k × HASH_BYTES, the siblings of leaf 0 from the leaf level up (k = 0 for n = 0)
 
 // ---------------------------------------------------------------------------------------------
 // hashHeaders

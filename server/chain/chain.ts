@@ -16,7 +16,7 @@ import type { CryptoService } from '../crypto/service.js';
 import type { Guard, Store, WriteOp } from '../store/types.js';
 import { sha256d } from '../../wasm/hash.js';
 import { encodeHeader, decodeHeader, HEADER_BYTES, type BlockHeader } from './block/header.js';
-import { merkleRoot } from './block/merkle.js';
+import { merkleRoot, rootFromFirstLeafPath } from './block/merkle.js';
 import { nextTarget } from './block/difficulty.js';
 import { blockRewardNanos } from './block/reward.js';
 import type { ChainParams } from './block/params.js';
@@ -113,6 +113,8 @@ interface MempoolReplay {
   accepted: MempoolTxn[];
   /** Bytes of the accepted transactions. */
   bytes: number;
+  /** Bytes of every transaction replayed, failed ones included: what the mempool holds. */
+  mempoolBytes: number;
   feesNanos: bigint;
   failures: Array<{ entry: MempoolTxn; error: unknown }>;
   /** Whether a byte limit cut the replay short (such a replay is not cached). */
@@ -143,6 +145,11 @@ interface TemplateRecord {
   targetHex: string;
   /** Signed user transactions, in block order (after the reward). */
   txns: Uint8Array[];
+  /**
+   * The merkle path of the reward (leaf 0) over `txns` (merklePath task): each header's root is
+   * then one hash per level. Absent in records of older versions (treated as expired).
+   */
+  merklePath?: Uint8Array[];
   feesNanos: bigint;
   /** The first mempool transaction left out, if any (for LatestBlockTemplateStats). */
   failing: { hashHex: string; error: string; addedAtMs: number } | null;
@@ -438,6 +445,17 @@ export class Chain {
       // Read before connecting: another admission in this process may extend the replay while
       // this one awaits, and then this attempt must lose its guard and retry.
       const baseVersion = replay.version;
+      // The limit is checked against the mempool the guard below pins (version baseVersion),
+      // so with any number of processes admitting at once it is never passed. A rule error
+      // (400), as the reference answers every mempool refusal, rather than a 503: a full
+      // mempool stays full until a block, so an immediate retry would not help.
+      const held = replay.mempoolBytes;
+      if (held + bytes.length > this.params.mempoolMaxSizeBytes) {
+        throw new RuleError(
+          'RuleErrorMempoolFull',
+          `the mempool holds ${held} bytes and this ${bytes.length}-byte transaction would pass its limit of ${this.params.mempoolMaxSizeBytes} bytes (--mempool-max-size-bytes); retry after the next block`,
+        );
+      }
       const attemptView = replay.view.child();
       const connected = await connectTransaction(attemptView, txn, { hash, size: bytes.length, signer }, this.context(replay.height));
       const addedAtMs = this.now();
@@ -461,6 +479,7 @@ export class Chain {
           attemptView.commitTo();
           replay.accepted.push({ hashHex, version, ...entry });
           replay.bytes += bytes.length;
+          replay.mempoolBytes += bytes.length;
           replay.feesNanos += connected.feeNanos;
           replay.version = version;
         }
@@ -516,6 +535,12 @@ export class Chain {
   private readonly replaysInFlight = new Map<string, Promise<MempoolReplay>>();
 
   /**
+   * The merkle path of the newest template's transactions, by (tip, mempool version, count):
+   * every template request between two mempool changes shares one computation.
+   */
+  private templatePath: { key: string; path: Promise<Uint8Array[]> } | null = null;
+
+  /**
    * The cached replay brought up to `version` by connecting only what was admitted since
    * (usually through another process), instead of replaying the whole mempool: without this,
    * a process whose cache another process's admission invalidated needs a full replay per
@@ -548,6 +573,7 @@ export class Chain {
 
   /** Connects one mempool transaction onto a replay: accepted with its fee, or a failure with why. */
   private async replayOne(replay: MempoolReplay, m: MempoolTxn): Promise<void> {
+    replay.mempoolBytes += m.bytes.length;
     const view = replay.view.child();
     try {
       const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
@@ -571,6 +597,7 @@ export class Chain {
       view: StateView.over(this.store),
       accepted: [],
       bytes: 0,
+      mempoolBytes: 0,
       feesNanos: 0n,
       failures: [],
       truncated: false,
@@ -615,28 +642,62 @@ export class Chain {
    * undefined once it expired.
    */
   async publishedTemplate(blockId: string, rewardPk33: Uint8Array, numHeaders: number): Promise<BlockTemplate | undefined> {
+    return (await this.publishedTemplates(blockId, [{ rewardPk33, numHeaders }]))?.[0];
+  }
+
+  /**
+   * `publishedTemplate` for several (reward key, header count) pairs from one read of the
+   * record: the miner feed's subscribers share it, whatever keys they mine to.
+   */
+  async publishedTemplates(blockId: string, wants: ReadonlyArray<{ rewardPk33: Uint8Array; numHeaders: number }>): Promise<BlockTemplate[] | undefined> {
     const record = await this.store.get<TemplateRecord>(templateKey(blockId));
-    return record && this.templateFor(blockId, record, rewardPk33, numHeaders);
+    // A record without a merkle path is an older version's: a fresh announcement follows.
+    if (!record?.merklePath) return undefined;
+    return wants.map((w) => this.templateFor(blockId, record, w.rewardPk33, w.numHeaders));
   }
 
   /** Replays the mempool on the tip and stores the result under its content id. */
   private async buildTemplateRecord(ttlMs = TEMPLATE_TTL_MS): Promise<{ blockId: string; record: TemplateRecord }> {
-    const { tip, height, accepted, feesNanos: fees, failures } = await this.replayMempool(this.params.minerMaxBlockSizeBytes);
+    const { tip, version, height, accepted, feesNanos: fees, failures } = await this.replayMempool(this.params.minerMaxBlockSizeBytes);
     const txns = accepted.map((m) => m.bytes);
+    // Hashed once, at admission: a template never hashes its transactions again.
+    const hashes = accepted.map((m) => fromHex(m.hashHex));
     const first = failures[0];
     const failing = first ? { hashHex: first.entry.hashHex, error: (first.error as Error).message, addedAtMs: first.entry.addedAtMs } : null;
     const nowSecs = BigInt(Math.floor(this.now() / 1000));
     const tstampSecs = nowSecs > tip.tstampSecs ? nowSecs : tip.tstampSecs + 1n;
     const target = await this.targetAfter(tip);
-    const record: TemplateRecord = { prevHashHex: tip.hashHex, height, tstampSecs, targetHex: hex(target), txns, feesNanos: fees, failing };
+    const merklePath = await this.merklePathFor(`${tip.hashHex}:${version}:${hashes.length}`, hashes);
+    const record: TemplateRecord = { prevHashHex: tip.hashHex, height, tstampSecs, targetHex: hex(target), txns, merklePath, feesNanos: fees, failing };
     // The id names the template's contents: the same tip, time and transactions give the same id.
-    const idInput = Buffer.concat([fromHex(tip.hashHex), encodeUvarint(height), encodeUvarint(tstampSecs), ...txns.map((t) => txnHash(t))]);
+    const idInput = Buffer.concat([fromHex(tip.hashHex), encodeUvarint(height), encodeUvarint(tstampSecs), ...hashes]);
     const blockId = hex(sha256d(idInput));
     await this.store.set(templateKey(blockId), record, { ttlMs });
     return { blockId, record };
   }
 
-  /** Headers of a stored template for one reward key (no store access). */
+  /**
+   * The reward's merkle path over a template's transaction hashes, computed in the crypto pool
+   * once per mempool state (`key`), however many templates and headers are built from it.
+   */
+  private merklePathFor(key: string, hashes: Uint8Array[]): Promise<Uint8Array[]> {
+    if (this.templatePath?.key !== key) {
+      const path = this.crypto.merklePath(hashes);
+      const entry = { key, path };
+      this.templatePath = entry;
+      // A failed computation (pool busy, say) is not kept: the next template tries again.
+      path.catch(() => {
+        if (this.templatePath === entry) this.templatePath = null;
+      });
+    }
+    return this.templatePath!.path;
+  }
+
+  /**
+   * Headers of a stored template for one reward key (no store access). Per header only what
+   * differs is hashed: the reward transaction with its extra nonce, and the merkle root from
+   * the record's path (one hash per level).
+   */
   private templateFor(blockId: string, record: TemplateRecord, rewardPk33: Uint8Array, numHeaders: number): BlockTemplate {
     const headers: Uint8Array[] = [];
     const extraNonces: bigint[] = [];
@@ -645,7 +706,7 @@ export class Chain {
       // full 64-bit one (then their block's merkle root never matches).
       const extraNonce = randomU64() >> 11n;
       const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, record.height, record.feesNanos));
-      headers.push(encodeHeader(this.headerFor(record, reward)));
+      headers.push(encodeHeader(this.headerFor(record, sha256d(reward))));
       extraNonces.push(extraNonce);
     }
     const { failing } = record;
@@ -680,6 +741,11 @@ export class Chain {
       throw new ChainRequestError('the header is not for this template (previous block hash or height differ)');
     }
     const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, record.height, record.feesNanos));
+    // The template's merkle path checks the root in one hash per level, before processBlock
+    // hashes every transaction: a header made up for this template costs no more than that.
+    if (record.merklePath && hex(rootFromFirstLeafPath(sha256d(reward), record.merklePath)) !== hex(header.transactionMerkleRoot)) {
+      throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions (this template with this reward key and extra nonce)');
+    }
     return this.processBlock(headerBytes, [reward, ...record.txns], opts);
   }
 
@@ -808,11 +874,12 @@ export class Chain {
     };
   }
 
-  private headerFor(record: TemplateRecord, reward: Uint8Array): BlockHeader {
+  /** The header of a template whose reward transaction hashes to `rewardHash`. */
+  private headerFor(record: TemplateRecord, rewardHash: Uint8Array): BlockHeader {
     return {
       version: 1,
       prevBlockHash: fromHex(record.prevHashHex),
-      transactionMerkleRoot: merkleRoot([txnHash(reward), ...record.txns.map((t) => txnHash(t))]),
+      transactionMerkleRoot: rootFromFirstLeafPath(rewardHash, record.merklePath!),
       tstampSecs: record.tstampSecs,
       height: record.height,
       nonce: 0n,

@@ -2,8 +2,9 @@
  * The miner feed: miners subscribe with their reward key and get a fresh block template the
  * moment the tip or the mempool changes, on any server process. The block producer (the one
  * process holding the producer lease, see blockProducer.ts) builds each template once and
- * announces it on CHANNEL_TEMPLATE; every process's feed turns it into headers per
- * (reward key, header count), however many sockets share them, without replaying the mempool.
+ * announces it on CHANNEL_TEMPLATE; every process's feed reads it once per announcement and
+ * turns it into headers per (reward key, header count), however many sockets share them,
+ * without replaying the mempool or hashing its transactions again.
  *
  * Pushes are coalesced: announcements arriving while headers are being built cause exactly one
  * more round afterwards, for the newest template, so a burst never queues a round per
@@ -114,18 +115,19 @@ export class MinerFeed {
       g.sockets.push(socket);
       groups.set(key, g);
     }
-    await Promise.all(
-      [...groups.values()].map(async ({ sub, sockets }) => {
-        try {
-          const t = await this.opts.chain.publishedTemplate(blockId, sub.rewardPk33, sub.numHeaders);
-          if (t === undefined) return; // expired meanwhile: a newer one is on its way
-          const text = JSON.stringify({ method: 'template', params: templateJson(t) });
-          for (const s of sockets) s.send(text);
-        } catch (err) {
-          this.opts.log.warn({ err: (err as Error).message }, 'miner feed: could not build a template; next change retries');
-        }
-      }),
-    );
+    // One read of the template for every group: the transactions' merkle path is in it, so
+    // each group costs only its own headers (reward transaction and root per header).
+    const list = [...groups.values()];
+    try {
+      // Undefined: expired meanwhile, a newer one is on its way.
+      const templates = list.length === 0 ? [] : await this.opts.chain.publishedTemplates(blockId, list.map((g) => g.sub));
+      templates?.forEach((t, i) => {
+        const text = JSON.stringify({ method: 'template', params: templateJson(t) });
+        for (const s of list[i]!.sockets) s.send(text);
+      });
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message }, 'miner feed: could not build a template; next change retries');
+    }
     this.rounds++;
   }
 }

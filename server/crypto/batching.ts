@@ -3,7 +3,7 @@
  * checks, public-key recovery, signing, ECDH, message encryption) into pool batches through
  * MicroBatcher. A burst of identity requests, each signing one JWT or transaction, then costs a few pool tasks
  * instead of one task each, and no longer overflows the pool's queue of tasks (maxQueue counts
- * batches, not items). Batch-shaped calls (`decryptMessages`, `hashHeaders`, `mine`) already
+ * batches, not items). Batch-shaped calls (`decryptMessages`, `hashHeaders`, `merklePath`, `mine`) already
  * are one task and pass straight through.
  * @module
  */
@@ -57,6 +57,10 @@ export class BatchingCrypto implements CryptoService {
 
   hashHeaders(headers: readonly Uint8Array[]): Promise<Uint8Array[]> {
     return this.inner.hashHeaders(headers);
+  }
+
+  merklePath(otherLeaves: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    return this.inner.merklePath(otherLeaves);
   }
 
   mine(req: MineRequest, signal?: AbortSignal): Promise<MineResult> {

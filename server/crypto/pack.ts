@@ -223,9 +223,21 @@ export function packHeaders(headers: readonly Uint8Array[]): Uint8Array {
 }
 
 /** Reply: n × 32-byte hashes; returned as views over the one reply buffer. */
-export function unpackHashes(count: number, reply: Uint8Array): Uint8Array[] {
-  checkReplyLength(reply, count * HASH_BYTES, 'hashHeaders');
+export function unpackHashes(count: number, reply: Uint8Array, task = 'hashHeaders'): Uint8Array[] {
+  checkReplyLength(reply, count * HASH_BYTES, task);
   return Array.from({ length: count }, (_, i) => reply.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES));
+}
+
+// --- merklePath ------------------------------------------------------------------------------
+
+/** 32-byte hashes packed in order; like headers, built by our own code, so a wrong length throws. */
+export function packHashes(hashes: readonly Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(hashes.length * HASH_BYTES);
+  hashes.forEach((h, i) => {
+    if (h.length !== HASH_BYTES) throw new RangeError(`"hashes[${i}]" expected ${HASH_BYTES} bytes, got ${h.length}`);
+    bytes.set(h, i * HASH_BYTES);
+  });
+  return bytes;
 }
 
 // --- mineNonces ------------------------------------------------------------------------------

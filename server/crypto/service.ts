@@ -5,11 +5,12 @@
  * same pure task functions, so they give the same results byte for byte.
  * @module
  */
-import type { TaskName, WorkResult } from '../../workers/types.js';
+import { HASH_BYTES, type TaskName, type WorkResult } from '../../workers/types.js';
 import {
   packDecryptRequest,
   packEcdhItems,
   packEncryptItems,
+  packHashes,
   packHeaders,
   packMineRequest,
   packRecoverItems,
@@ -51,6 +52,11 @@ export interface CryptoService {
   recoverPublicKeys(items: readonly RecoverItem[]): Promise<WorkResult<Uint8Array>[]>;
   /** DeSoHashV1 of each 100-byte v1 header. */
   hashHeaders(headers: readonly Uint8Array[]): Promise<Uint8Array[]>;
+  /**
+   * The merkle path of a block's first leaf over its other leaves (32-byte txn hashes), leaf
+   * level first: with it each header of a template costs one hash per level (merkle.ts).
+   */
+  merklePath(otherLeaves: readonly Uint8Array[]): Promise<Uint8Array[]>;
   /** The first nonce in [startNonce, startNonce + count) whose header hash is <= target. */
   mine(req: MineRequest, signal?: AbortSignal): Promise<MineResult>;
   /** Compact low-S signatures with recovery ids, one result per item. */
@@ -88,6 +94,11 @@ export abstract class BatchCrypto implements CryptoService {
     if (headers.length === 0) return [];
     const reply = await this.submit('hashHeaders', () => packHeaders(headers));
     return unpackHashes(headers.length, reply);
+  }
+
+  async merklePath(otherLeaves: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    const reply = await this.submit('merklePath', () => packHashes(otherLeaves));
+    return unpackHashes(Math.floor(reply.length / HASH_BYTES), reply, 'merklePath');
   }
 
   async mine(req: MineRequest, signal?: AbortSignal): Promise<MineResult> {

@@ -30,6 +30,7 @@ import { decodeTxn, encodeTxn, hashToSign, withSignature } from '../../server/ch
 import { decodeMetadata, encodeMetadata, type UpdateProfileMetadata } from '../../server/chain/txn/metadata.js';
 import { HEADER_OFFSETS } from '../../server/chain/block/header.js';
 import { MAX_TXN_BYTES } from '../../server/chain/chain.js';
+import { MAX_HEADERS_PER_REQUEST } from '../../server/routes/miner.js';
 import { Reader, encodeUvarint } from '../../server/chain/txn/varint.js';
 import type { Store } from '../../server/store/types.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
@@ -832,6 +833,30 @@ describe('malformed transactions and blocks', () => {
     const tip = (await n.deps.chain.tip()).height;
     await n.mineBlock();
     assert.equal((await n.deps.chain.tip()).height, tip + 1n, 'a real block still joins the chain after the refusals');
+  });
+});
+
+describe('oversized batches', () => {
+  it('NumHeaders: past this node\'s cap a 400 {"error"} naming it, up to the cap that many headers (a template costs what it asks for)', async () => {
+    const arb = fc.oneof(
+      fc.integer({ min: MAX_HEADERS_PER_REQUEST + 1, max: Number.MAX_SAFE_INTEGER }),
+      fc.constantFrom(MAX_HEADERS_PER_REQUEST + 1, 2_000, 10_000, 999_999, 1_000_000, 2 ** 53),
+      fc.integer({ min: -3, max: MAX_HEADERS_PER_REQUEST }),
+    );
+    await fc.assert(
+      fc.asyncProperty(arb, async (num) => {
+        const body = JSON.stringify({ PublicKeyBase58Check: n.miner.pk, NumHeaders: num, HeaderVersion: 1 });
+        const res = await fuzzRequest(n, { method: 'POST', path: '/api/v0/get-block-template', body, contentType: 'application/json' });
+        if (num > MAX_HEADERS_PER_REQUEST) {
+          assert.equal(res.status, 400, `NumHeaders ${num}: refused (${res.text.slice(0, 200)})`);
+          assert.match(JSON.parse(res.text).error as string, /NumHeaders/);
+        } else {
+          assert.equal(res.status, 200, `NumHeaders ${num}: ${res.text.slice(0, 200)}`);
+          assert.equal((JSON.parse(res.text).Headers as string[]).length, Math.max(0, num));
+        }
+      }),
+      fcOptions(40),
+    );
   });
 });
 

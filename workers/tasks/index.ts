@@ -8,6 +8,7 @@ import { decryptMessages } from './decryptMessages.js';
 import { ecdh } from './ecdh.js';
 import { encryptMessages } from './encryptMessages.js';
 import { hashHeaders } from './hashHeaders.js';
+import { merklePath } from './merklePath.js';
 import { mineNonces } from './mineNonces.js';
 import { recoverPublicKeys } from './recoverPublicKeys.js';
 import { sign } from './sign.js';
@@ -19,6 +20,7 @@ export const TASKS: Readonly<Record<TaskName, Task>> = {
   verifySignatures,
   recoverPublicKeys,
   hashHeaders,
+  merklePath,
   mineNonces,
   sign,
   ecdh,

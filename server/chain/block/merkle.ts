@@ -13,6 +13,7 @@
  */
 import { sha256dInto } from '../../../wasm/hash.js';
 import { txnHash } from '../txn/envelope.js';
+import { merklePath as merklePathTask } from '../../../workers/tasks/merklePath.js';
 import { BlockError } from './errors.js';
 
 const HASH_BYTES = 32;
@@ -51,4 +52,37 @@ export function merkleRootOfTxns(txns: readonly Uint8Array[]): Uint8Array {
     throw new BlockError('MERKLE_EMPTY', 'merkle root expected at least one txn');
   }
   return merkleRoot(txns.map((t) => txnHash(t)));
+}
+
+/**
+ * The merkle path of a first leaf over the other leaves (`rest`, 32 bytes each): what
+ * `rootFromFirstLeafPath` needs. Runs the pool's merklePath task function on this thread; the
+ * chain runs it in the pool (CryptoService.merklePath).
+ */
+export function firstLeafPath(rest: readonly Uint8Array[]): Uint8Array[] {
+  const packed = new Uint8Array(rest.length * HASH_BYTES);
+  rest.forEach((h, i) => packed.set(h, i * HASH_BYTES));
+  const reply = merklePathTask(packed);
+  return Array.from({ length: reply.length / HASH_BYTES }, (_, i) => reply.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES));
+}
+
+/**
+ * The merkle root of a block whose first leaf is `first` and whose other leaves gave `path`
+ * (merklePath task): one hash per level, equal to `merkleRoot([first, ...rest])`.
+ */
+export function rootFromFirstLeafPath(first: Uint8Array, path: readonly Uint8Array[]): Uint8Array {
+  const pair = new Uint8Array(2 * HASH_BYTES);
+  // A single leaf still gets one level (root = sha256d(h ‖ h)), as in merkleRoot.
+  if (path.length === 0) {
+    pair.set(first, 0);
+    pair.set(first, HASH_BYTES);
+    return sha256dInto(pair, new Uint8Array(HASH_BYTES));
+  }
+  let node = first;
+  for (const sibling of path) {
+    pair.set(node, 0);
+    pair.set(sibling, HASH_BYTES);
+    node = sha256dInto(pair, new Uint8Array(HASH_BYTES));
+  }
+  return node;
 }

@@ -58,6 +58,11 @@ export interface ChainParams {
   readonly maxBlockSizeBytes: number;
   /** Largest block template the producer builds, bytes (core MinerMaxBlockSizeBytes). */
   readonly minerMaxBlockSizeBytes: number;
+  /**
+   * Most bytes of transactions the mempool holds; an admission past it is refused
+   * (RuleErrorMempoolFull) until a block makes room. Node policy, not consensus.
+   */
+  readonly mempoolMaxSizeBytes: number;
   /** Largest ExtraData of a block-reward txn, bytes (core MaxBlockRewardDataSizeBytes). */
   readonly maxBlockRewardExtraDataBytes: number;
   /** A block's TstampSecs may be at most this far past the node's clock (core MaxTstampOffsetSeconds). */
@@ -111,6 +116,7 @@ export const DEV_CHAIN_PARAMS: ChainParams = Object.freeze({
   minNetworkFeeNanosPerKB: 0n,
   maxBlockSizeBytes: 1_000_000,
   minerMaxBlockSizeBytes: 1_000_000,
+  mempoolMaxSizeBytes: 10_000_000,
   maxBlockRewardExtraDataBytes: 250,
   maxTimestampFutureSecs: 7_200n,
   hardestTargetHex: DEV_HARDEST_TARGET_HEX,
@@ -131,6 +137,7 @@ export const MAINNET_PARAMS: ChainParams = Object.freeze({
   minNetworkFeeNanosPerKB: 0n,
   maxBlockSizeBytes: 16_000_000,
   minerMaxBlockSizeBytes: 2_000_000,
+  mempoolMaxSizeBytes: 250_000_000,
   maxBlockRewardExtraDataBytes: 250,
   maxTimestampFutureSecs: 7_200n,
   hardestTargetHex: null,
@@ -151,11 +158,44 @@ export const TESTNET_PARAMS: ChainParams = Object.freeze({
   minNetworkFeeNanosPerKB: 0n,
   maxBlockSizeBytes: 1_000_000,
   minerMaxBlockSizeBytes: 1_000_000,
+  mempoolMaxSizeBytes: 250_000_000,
   maxBlockRewardExtraDataBytes: 250,
   maxTimestampFutureSecs: 7_200n,
   hardestTargetHex: null,
   genesisTstampSecs: DESO_GENESIS_TSTAMP_SECS,
 });
+
+/**
+ * What `--network` selects of the dev chain this node runs (its difficulty, rewards and forks
+ * stay the dev chain's on both): the fee floor and the mempool byte limit.
+ *
+ * - Fee floor: mainnet takes the reference node's default minimum fee rate (core's
+ *   `--min_fee_rate_nanos_per_kb`, 1000 nanos/KB), so a public node never admits free
+ *   transactions; testnet keeps the dev chain's 0 (core's initial global param).
+ * - Mempool: core's legacy mempool holds up to 250 MB (MaxTotalTransactionSizeBytes) in
+ *   memory; this node keeps its mempool in the store and replays it on every change, so it
+ *   defaults to 10 MB (ten 1 MB blocks) on both networks. Never unbounded.
+ *
+ * Both are overridable (--min-fee-rate-nanos-per-kb, --mempool-max-size-bytes); every process
+ * of one chain must agree on the fee floor (blocks are checked against it).
+ */
+export const NETWORK_POLICY: Readonly<Record<'testnet' | 'mainnet', { minNetworkFeeNanosPerKB: bigint; mempoolMaxSizeBytes: number }>> = Object.freeze({
+  testnet: { minNetworkFeeNanosPerKB: 0n, mempoolMaxSizeBytes: 10_000_000 },
+  mainnet: { minNetworkFeeNanosPerKB: 1000n, mempoolMaxSizeBytes: 10_000_000 },
+});
+
+/** The dev chain's parameters with the network's policy (NETWORK_POLICY), and any override. */
+export function devChainParams(
+  network: 'testnet' | 'mainnet',
+  overrides: { minNetworkFeeNanosPerKB?: bigint | undefined; mempoolMaxSizeBytes?: number | undefined } = {},
+): ChainParams {
+  const policy = NETWORK_POLICY[network];
+  return Object.freeze({
+    ...DEV_CHAIN_PARAMS,
+    minNetworkFeeNanosPerKB: overrides.minNetworkFeeNanosPerKB ?? policy.minNetworkFeeNanosPerKB,
+    mempoolMaxSizeBytes: overrides.mempoolMaxSizeBytes ?? policy.mempoolMaxSizeBytes,
+  });
+}
 
 const TARGET_HEX = /^[0-9a-fA-F]{64}$/;
 
