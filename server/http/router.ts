@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Network } from '../config.js';
 import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
 import { ApiError, toErrorReply } from './errors.js';
+import { JsonTooDeepError } from '../jsonDepth.js';
 import { parseJsonText } from './jsonText.js';
 import type { RequestLimiter } from './rateLimit.js';
 import type { Method, Reply, Route } from './route.js';
@@ -228,6 +229,7 @@ function parseJsonBody(buf: Buffer): unknown {
   try {
     return parseJsonText(buf.toString('utf8'));
   } catch (err) {
+    if (err instanceof JsonTooDeepError) throw new ApiError(400, `request body refused: ${err.message}`);
     throw new ApiError(400, `malformed JSON in request body: ${(err as Error).message}`);
   }
 }

@@ -95,6 +95,17 @@ describe('Router.dispatch', () => {
     assert.deepEqual(ok.body.keys, ['__proto_', 'Constructor', 'toString', 'a']);
   });
 
+  it('refuses a body nested deeper than 64 arrays or objects with 400 {"error"}, before JSON.parse', async () => {
+    for (const body of ['['.repeat(1 << 20) + ']'.repeat(1 << 20), `{"Name":"a","x":${'{"a":'.repeat(65)}1${'}'.repeat(65)}}`, '['.repeat(100)]) {
+      const r = await call(req('POST', '/echo', body));
+      assert.equal(r.status, 400, body.slice(0, 20));
+      assert.equal(r.body.error, 'request body refused: JSON nests arrays and objects more than 64 deep');
+    }
+    // Brackets in strings are text.
+    const ok = await call(req('POST', '/echo', JSON.stringify({ Name: '[[[[', x: '['.repeat(1000) })));
+    assert.equal(ok.status, 200);
+  });
+
   it('decodes path parameters', async () => {
     const r = await call(req('GET', '/api/v0/thing/a%20b'));
     assert.deepEqual(r.body, { id: 'a b' });
