@@ -169,11 +169,11 @@ function record<T>(value: Schema<T>, maxEntries = 10_000): Schema<Record<string,
       if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ValidationError(path, 'an object', v);
       const entries = Object.entries(v);
       if (entries.length > maxEntries) throw new ValidationError(path, `expected at most ${maxEntries} entries`);
+      // Keys first: the refusal names the key whatever the values are.
+      const forbidden = entries.find(([k]) => FORBIDDEN_MAP_KEYS.has(k));
+      if (forbidden) throw new ValidationError(path, `the key ${JSON.stringify(forbidden[0])} is not allowed (${[...FORBIDDEN_MAP_KEYS].join(', ')} never are)`);
       const out: Record<string, T> = Object.create(null);
-      for (const [k, x] of entries) {
-        if (FORBIDDEN_MAP_KEYS.has(k)) throw new ValidationError(path, `the key ${JSON.stringify(k)} is not allowed (${[...FORBIDDEN_MAP_KEYS].join(', ')} never are)`);
-        out[k] = value.parse(x, `${path}.${k}`, ctx);
-      }
+      for (const [k, x] of entries) out[k] = value.parse(x, `${path}.${k}`, ctx);
       return out;
     },
   };
