@@ -6,6 +6,7 @@
  * or access group name made of it turned a request into a 500.
  * @module
  */
+import { assertJsonDepth } from '../jsonDepth.js';
 
 /** A `\u` escape of a surrogate (D800–DFFF) anywhere in the text: the cheap pre-check. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
@@ -14,11 +15,13 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 const wellFormed = (s: string): string => s.replace(LONE_SURROGATE, '\ufffd');
 
 /**
- * JSON.parse, with every unpaired surrogate in string values and object keys replaced by
- * U+FFFD (Go's behaviour).
+ * JSON.parse of client text: nesting bounded (server/jsonDepth.ts), and every unpaired
+ * surrogate in string values and object keys replaced by U+FFFD (Go's behaviour).
+ * @throws {JsonTooDeepError} (server/jsonDepth.ts) when the text nests deeper than MAX_JSON_DEPTH
  * @throws {SyntaxError} when the text is not JSON
  */
 export function parseJsonText(text: string): unknown {
+  assertJsonDepth(text);
   const value: unknown = JSON.parse(text);
   if (!SURROGATE_ESCAPE.test(text)) return value;
   if (typeof value === 'string') return wellFormed(value);

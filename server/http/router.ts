@@ -10,6 +10,7 @@ import type { Network } from '../config.js';
 import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
 import { withCallerHook } from './authenticatedCaller.js';
 import { ApiError, toErrorReply } from './errors.js';
+import { JsonTooDeepError } from '../jsonDepth.js';
 import { parseJsonText } from './jsonText.js';
 import type { RequestLimiter } from './rateLimit.js';
 import type { Method, Reply, Route } from './route.js';
@@ -239,6 +240,7 @@ function parseJsonBody(buf: Buffer): unknown {
   try {
     return parseJsonText(buf.toString('utf8'));
   } catch (err) {
+    if (err instanceof JsonTooDeepError) throw new ApiError(400, `request body refused: ${err.message}`);
     throw new ApiError(400, `malformed JSON in request body: ${(err as Error).message}`);
   }
 }

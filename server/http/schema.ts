@@ -150,13 +150,28 @@ function array<T>(item: Schema<T>, maxItems = 10_000): Schema<T[]> {
   };
 }
 
+/**
+ * Keys a client-supplied map may not have: on a plain object they reach the prototype chain,
+ * and msgpackr (the store codec) reads `__proto__` back as `__proto_`, so such a record would
+ * never compare equal to itself again.
+ */
+export const FORBIDDEN_MAP_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
 function record<T>(value: Schema<T>, maxEntries = 10_000): Schema<Record<string, T>> {
   return {
-    json: { type: 'object', additionalProperties: value.json, maxProperties: maxEntries },
+    json: {
+      type: 'object',
+      additionalProperties: value.json,
+      maxProperties: maxEntries,
+      description: `keys ${[...FORBIDDEN_MAP_KEYS].join(', ')} are refused`,
+    },
     parse(v, path, ctx) {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ValidationError(path, 'an object', v);
       const entries = Object.entries(v);
       if (entries.length > maxEntries) throw new ValidationError(path, `expected at most ${maxEntries} entries`);
+      // Keys first: the refusal names the key whatever the values are.
+      const forbidden = entries.find(([k]) => FORBIDDEN_MAP_KEYS.has(k));
+      if (forbidden) throw new ValidationError(path, `the key ${JSON.stringify(forbidden[0])} is not allowed (${[...FORBIDDEN_MAP_KEYS].join(', ')} never are)`);
       const out: Record<string, T> = Object.create(null);
       for (const [k, x] of entries) out[k] = value.parse(x, `${path}.${k}`, ctx);
       return out;

@@ -12,6 +12,7 @@
  * @module
  */
 import { ApiError } from '../http/errors.js';
+import { assertJsonDepth } from '../jsonDepth.js';
 import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import type { CryptoService } from '../crypto/service.js';
 import { getDerivedKey, isDerivedKeyValid } from '../chain/state/derivedKeys.js';
@@ -269,6 +270,7 @@ function decodeJsonObject(segment: string, part: 'header' | 'payload'): Record<s
   const text = Buffer.from(decodeSegment(segment, part)).toString('utf8');
   let value: unknown;
   try {
+    assertJsonDepth(text);
     value = JSON.parse(text);
   } catch {
     throw unauthorized(`token is malformed: ${part} is not valid JSON`);

@@ -25,6 +25,7 @@ import { getTutorialState } from '../social/tutorial.js';
 import {
   appendFilterAuditLog,
   blockedKeysHex,
+  getMessageReadState,
   getUserMetadata,
   updateUserMetadata,
   usersWithMetadata,
@@ -100,14 +101,15 @@ async function usernameOf(state: StateIndexReader, admin: string, network: Netwo
  * values, which is what they are here.
  */
 export async function userMetadataJson(store: Store, pk33: Uint8Array, network: Network): Promise<Record<string, unknown>> {
-  const [m, blocked, tutorial, featured, referral] = await Promise.all([
+  const [m, readStateMap, blocked, tutorial, featured, referral] = await Promise.all([
     getUserMetadata(store, pk33),
+    getMessageReadState(store, pk33),
     blockedKeysHex(store, pk33),
     getTutorialState(store, pk33),
     tutorialFlags(store, pk33),
     referredBy(store, pk33),
   ]);
-  const readState = Object.keys(m.messageReadStateByContact).length === 0 ? null : m.messageReadStateByContact;
+  const readState = Object.keys(readStateMap).length === 0 ? null : readStateMap;
   return {
     PublicKey: Buffer.from(pk33).toString('base64'),
     RemoveEverywhere: m.removeEverywhere,

@@ -91,22 +91,25 @@ const cancelOrderBody = v.object({
   ...constructFields,
 });
 
-const DAO_COIN_OPERATIONS: Readonly<Record<string, number>> = {
+/** A lookup table for client strings: no prototype, so "constructor" or "__proto__" find nothing. */
+const nameTable = (entries: Record<string, number>): Readonly<Record<string, number>> => Object.freeze(Object.assign(Object.create(null) as Record<string, number>, entries));
+
+const DAO_COIN_OPERATIONS = nameTable({
   mint: DAOCoinOperation.MINT,
   burn: DAOCoinOperation.BURN,
   disable_minting: DAOCoinOperation.DISABLE_MINTING,
   update_transfer_restriction_status: DAOCoinOperation.UPDATE_TRANSFER_RESTRICTION_STATUS,
-};
+});
 
-const TRANSFER_RESTRICTION_BY_NAME: Readonly<Record<string, number>> = Object.fromEntries(
-  Object.entries(TRANSFER_RESTRICTION_STATUS_NAMES).map(([n, name]) => [name, Number(n)]),
+const TRANSFER_RESTRICTION_BY_NAME = nameTable(
+  Object.fromEntries(Object.entries(TRANSFER_RESTRICTION_STATUS_NAMES).map(([n, name]) => [name, Number(n)])),
 );
 
-const FILL_TYPES: Readonly<Record<string, number>> = {
+const FILL_TYPES = nameTable({
   GOOD_TILL_CANCELLED: DAOCoinLimitOrderFill.GOOD_TILL_CANCELLED,
   IMMEDIATE_OR_CANCEL: DAOCoinLimitOrderFill.IMMEDIATE_OR_CANCEL,
   FILL_OR_KILL: DAOCoinLimitOrderFill.FILL_OR_KILL,
-};
+});
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 

@@ -18,6 +18,7 @@ import type { AppDeps } from '../app.js';
 import type { MinerFeed, FeedSocket } from '../chain/minerFeed.js';
 import { badRequest, toErrorReply } from '../http/errors.js';
 import { parseJsonText } from '../http/jsonText.js';
+import { JsonTooDeepError } from '../jsonDepth.js';
 import { stringifyJson } from '../http/router.js';
 import { v } from '../http/schema.js';
 import { headerBytes } from './miner.js';
@@ -50,8 +51,8 @@ export async function answerMinerMessage(deps: AppDeps, feed: MinerFeed, text: s
     let msg: unknown;
     try {
       msg = parseJsonText(text);
-    } catch {
-      throw badRequest('message is not valid JSON');
+    } catch (err) {
+      throw badRequest(err instanceof JsonTooDeepError ? `message refused: ${err.message}` : 'message is not valid JSON');
     }
     if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw badRequest('message must be a JSON object {id, method, params}');
     const { id: rawId, method, params = {} } = msg as Record<string, unknown>;
@@ -86,7 +87,7 @@ export async function answerMinerMessage(deps: AppDeps, feed: MinerFeed, text: s
 export function refusedMinerMessage(text: string | null, reason: string, status = 503): string {
   let id: Id = null;
   try {
-    id = text === null ? null : readId((JSON.parse(text) as Record<string, unknown>)?.['id']);
+    id = text === null ? null : readId((parseJsonText(text) as Record<string, unknown> | null)?.['id']);
   } catch {
     // unreadable: answer without an id
   }

@@ -12,16 +12,20 @@ import type { AppDeps } from '../app.js';
 import { ApiError, badRequest, isApiError, notFound } from '../http/errors.js';
 import { empty, json, raw, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
+import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
 import { profileRecordResponse } from '../social/profileEntry.js';
 import {
   blockedKeysHex,
   moderationFlags,
+  getMessageReadState,
   getUserMetadata,
   mailerFor,
+  MAX_READ_STATE_CONTACTS,
+  mergeReadState,
   newEmailVerification,
   setBlocked,
+  updateMessageReadState,
   updateUserMetadata,
 } from '../social/userMetadata.js';
 import {
@@ -131,6 +135,24 @@ async function verifyJwt(deps: AppDeps, pkBase58: string, jwt: string, field: st
     if (isKeyError(e)) throw badRequest(`${prefix}${e.message}`);
     throw e;
   }
+}
+
+/**
+ * The read-state updates keyed by canonical Base58Check: contact keys are public keys, so a key
+ * is at most ~55 characters and the per-user cap bounds the record. A key that is not one is a
+ * 400 that does not echo it (it could be a pasted private key).
+ */
+function readStateUpdates(updates: Record<string, number>, network: Network, prefix: string): Record<string, number> {
+  const out: Record<string, number> = Object.create(null);
+  for (const [k, n] of Object.entries(updates)) {
+    try {
+      out[encodePublicKey(decodePublicKey(k, network, 'MessageReadStateUpdatesByContact key'), network)] = n;
+    } catch (e) {
+      if (isKeyError(e)) throw badRequest(`${prefix}: ${e.message}`);
+      throw e;
+    }
+  }
+  return out;
 }
 
 function rethrowUsersError(e: unknown): never {
@@ -333,20 +355,25 @@ export function userRoutes(deps: AppDeps): Route[] {
         await verifyJwt(deps, body.UserPublicKeyBase58Check, body.JWT, 'UserPublicKeyBase58Check', `${P}: Invalid token: `);
         const pk = decodePublicKey(body.UserPublicKeyBase58Check, network, 'UserPublicKeyBase58Check');
         if (body.Email !== '' && !EMAIL.test(body.Email)) throw badRequest(`${P}: Email is not a valid email address`);
+        const contacts = readState === undefined ? undefined : readStateUpdates(readState, network, P);
+        // Checked before the referral is recorded, so a refused update leaves everything undone.
+        const tooManyContacts = `${P}: MessageReadStateUpdatesByContact: a user's read state holds at most ${MAX_READ_STATE_CONTACTS} contacts`;
+        if (contacts !== undefined && mergeReadState(await getMessageReadState(deps.store, pk), contacts) === null) throw badRequest(tooManyContacts);
         if (body.ReferralHashBase58 !== '') {
           // First, so a refused code leaves the rest of the request undone.
           const signup = await recordReferralSignup(deps.store, body.ReferralHashBase58, pk);
           if (!signup.ok) throw badRequest(`${P}: ${REFERRAL_REFUSALS[signup.reason](body.ReferralHashBase58)}`);
         }
+        if (contacts !== undefined && !(await updateMessageReadState(deps.store, pk, contacts))) throw badRequest(tooManyContacts);
 
         const verification = body.Email === '' ? null : newEmailVerification(body.Email, Date.now());
         let emailChanged = false;
-        await updateUserMetadata(deps.store, pk, (m) => {
-          const next = { ...m, messageReadStateByContact: { ...m.messageReadStateByContact, ...(readState ?? {}) } };
-          emailChanged = verification !== null && m.email !== body.Email;
-          if (emailChanged) Object.assign(next, { email: body.Email, emailVerified: false, emailVerification: verification!.entry });
-          return next;
-        });
+        if (verification !== null) {
+          await updateUserMetadata(deps.store, pk, (m) => {
+            emailChanged = m.email !== body.Email;
+            return emailChanged ? { ...m, email: body.Email, emailVerified: false, emailVerification: verification.entry } : m;
+          });
+        }
         if (emailChanged) {
           try {
             await mailerFor(deps, deps.log).sendVerificationEmail({ to: body.Email, publicKeyBase58Check: encodePublicKey(pk, network), code: verification!.code });

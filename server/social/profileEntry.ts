@@ -106,15 +106,16 @@ function decodeUvarint(b: Uint8Array): bigint | null {
 
 /** ExtraData as the backend's DecodeExtraDataMap renders it: text, typed keys decoded. */
 export function extraDataMap(kvs: ReadonlyArray<readonly [Uint8Array, Uint8Array]>, network: Network): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, val] of kvs) {
+  const entries = kvs.map(([k, val]): [string, string] => {
     const key = Buffer.from(k).toString('utf8');
     let text: string | null = null;
     if (PUBLIC_KEY_EXTRA.has(key) && val.length === 33) text = encodePublicKey(val, network);
     else if (UVARINT_EXTRA.has(key)) text = decodeUvarint(val)?.toString() ?? null;
-    out[key] = text ?? Buffer.from(val).toString('utf8');
-  }
-  return out;
+    return [key, text ?? Buffer.from(val).toString('utf8')];
+  });
+  // Keys come from signed transactions. fromEntries defines own properties: a `__proto__` key
+  // is an ordinary field (as in the reference's Go map), where `out[key] =` would set the prototype.
+  return Object.fromEntries(entries);
 }
 
 async function indexHas(store: Store, key: string, member: string): Promise<boolean> {

@@ -2,10 +2,12 @@
  * Node-local user metadata (the reference's global-state UserMetadata, node-api.md §9): email
  * and phone (PII, never on chain), message read state, blocked public keys and the admin
  * moderation flags (tutorial progress is social/tutorial.ts's record). One record per public
- * key under `social:user:<pk hex>`; blocks live in an index per blocker
- * (`social:blocks:<blocker hex>`, members = blocked pk hex) so "did A block B" is one range
- * read. Records are written compare-and-set, so concurrent updates from any process never lose
- * each other's fields.
+ * key under `social:user:<pk hex>`; the message read state, the one part that grows with use,
+ * has its own record (`social:readstate:<pk hex>`, at most {@link MAX_READ_STATE_CONTACTS}
+ * contacts) so that public reads of the small record (get-users-stateless) never decode it.
+ * Blocks live in an index per blocker (`social:blocks:<blocker hex>`, members = blocked pk
+ * hex) so "did A block B" is one range read. Records are written compare-and-set against the
+ * stored bytes, so concurrent updates from any process never lose each other's fields.
  *
  * Moderation (admin/update-user-global-metadata): `removeEverywhere` is the reference's
  * blacklist, `removeFromLeaderboard` its graylist, `whitelistPosts` its global-feed whitelist.
@@ -21,11 +23,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { toHex } from '../hex.js';
-import type { Store, WriteOp } from '../store/types.js';
+import type { Guard, Store, WriteOp } from '../store/types.js';
 import { PROFILE_FLAGS_CHANGED } from './profileEntry.js';
 
 export const userMetadataKeys = {
   record: (pk33: Uint8Array): string => `social:user:${toHex(pk33)}`,
+  /** Contact key (Base58Check) → messages read, of one user. */
+  readState: (pk33: Uint8Array): string => `social:readstate:${toHex(pk33)}`,
   /** Index of the public keys (hex) `blocker` blocked. */
   blocks: (blocker33: Uint8Array): string => `social:blocks:${toHex(blocker33)}`,
   /** Index of every public key (hex) with a record or blocks. */
@@ -52,8 +56,6 @@ export interface UserMetadataRecord {
   emailVerified: boolean;
   phoneNumber: string;
   phoneNumberCountryCode: string;
-  /** Contact public key (Base58Check, as the client sent it) → messages read (client-defined). */
-  messageReadStateByContact: Record<string, number>;
   emailVerification: EmailVerification | null;
   /** Blacklisted: the user's content is shown nowhere on this node (reference RemoveEverywhere). */
   removeEverywhere: boolean;
@@ -69,7 +71,6 @@ export function emptyUserMetadata(): UserMetadataRecord {
     emailVerified: false,
     phoneNumber: '',
     phoneNumberCountryCode: '',
-    messageReadStateByContact: {},
     emailVerification: null,
     removeEverywhere: false,
     removeFromLeaderboard: false,
@@ -77,10 +78,18 @@ export function emptyUserMetadata(): UserMetadataRecord {
   };
 }
 
+/** A stored record: records written before the read state had its own key still hold it. */
+type StoredUserMetadata = Partial<UserMetadataRecord> & { messageReadStateByContact?: ReadState };
+
+/** The record with every field, without the read state an older record may still hold. */
+function fullRecord(stored: StoredUserMetadata | undefined): UserMetadataRecord {
+  const { messageReadStateByContact: _legacy, ...rest } = stored ?? {};
+  return { ...emptyUserMetadata(), ...rest };
+}
+
 /** The stored record, or the empty one (the reference's "missing ⇒ zero struct"). */
 export async function getUserMetadata(store: Store, pk33: Uint8Array): Promise<UserMetadataRecord> {
-  const stored = await store.get<Partial<UserMetadataRecord>>(userMetadataKeys.record(pk33));
-  return { ...emptyUserMetadata(), ...(stored ?? {}) };
+  return fullRecord(await store.get<StoredUserMetadata>(userMetadataKeys.record(pk33)));
 }
 
 const MAX_CAS_ATTEMPTS = 20;
@@ -94,20 +103,87 @@ export async function updateUserMetadata(store: Store, pk33: Uint8Array, change:
   const key = userMetadataKeys.record(pk33);
   const hex = toHex(pk33);
   for (let i = 0; i < MAX_CAS_ATTEMPTS; i++) {
-    const stored = await store.get<Partial<UserMetadataRecord>>(key);
-    const next = change({ ...emptyUserMetadata(), ...(stored ?? {}) });
-    const ops: WriteOp[] = [
-      { op: 'set', key, value: next },
+    const read = await store.getStored<StoredUserMetadata>(key);
+    const stored = read?.value;
+    const next = change(fullRecord(stored));
+    const ops: WriteOp[] = [{ op: 'set', key, value: next }];
+    const guards: Guard[] = [{ key, bytes: read?.bytes }];
+    const legacy = stored?.messageReadStateByContact;
+    if (legacy !== undefined) {
+      // An older record's read state moves to its own key, unless that key was written since.
+      const readStateKey = userMetadataKeys.readState(pk33);
+      const current = await store.getStored(readStateKey);
+      if (current === undefined) ops.push({ op: 'set', key: readStateKey, value: legacy });
+      guards.push({ key: readStateKey, bytes: current?.bytes });
+    }
+    ops.push(
       { op: 'indexAdd', key: userMetadataKeys.users, members: [hex] },
       // The list indexes follow the record in the same commit.
       { op: next.removeEverywhere ? 'indexAdd' : 'indexRemove', key: userMetadataKeys.blacklist, members: [hex] },
       { op: next.removeFromLeaderboard ? 'indexAdd' : 'indexRemove', key: userMetadataKeys.graylist, members: [hex] },
-    ];
+    );
     // IsBlacklisted / IsGraylisted show in cached profile answers (social/readCache.ts).
     if (Boolean(stored?.removeEverywhere) !== next.removeEverywhere || Boolean(stored?.removeFromLeaderboard) !== next.removeFromLeaderboard) ops.push(PROFILE_FLAGS_CHANGED);
-    if (await store.commit(ops, [{ key, equals: stored }])) return next;
+    if (await store.commit(ops, guards)) return next;
   }
   throw new Error(`user metadata of ${toHex(pk33)} is changing too often to update`);
+}
+
+// --- message read state ----------------------------------------------------------------------
+
+/** Contact public key (Base58Check) → messages read (client-defined). */
+export type ReadState = Record<string, number>;
+
+/**
+ * Contacts one user's read state may hold: far more than anyone messages, and with keys that
+ * are public keys (about 55 characters) it bounds the record to about 330 KB.
+ */
+export const MAX_READ_STATE_CONTACTS = 5000;
+/** Longest contact key accepted: a Base58Check public key is 54 or 55 characters. */
+export const MAX_READ_STATE_KEY_CHARS = 64;
+
+/** A user's read state; {} when none. */
+export async function getMessageReadState(store: Store, pk33: Uint8Array): Promise<ReadState> {
+  const own = await store.get<ReadState>(userMetadataKeys.readState(pk33));
+  if (own !== undefined) return own;
+  return (await store.get<StoredUserMetadata>(userMetadataKeys.record(pk33)))?.messageReadStateByContact ?? {};
+}
+
+/**
+ * `current` with `updates` over it (a key's new count replaces its old one), or null when the
+ * result would hold more than {@link MAX_READ_STATE_CONTACTS} contacts.
+ */
+export function mergeReadState(current: ReadState, updates: ReadState): ReadState | null {
+  const next: ReadState = Object.assign(Object.create(null) as ReadState, current);
+  let size = Object.keys(next).length;
+  for (const [k, n] of Object.entries(updates)) {
+    if (k.length > MAX_READ_STATE_KEY_CHARS) throw new Error(`read state contact key of ${k.length} characters (at most ${MAX_READ_STATE_KEY_CHARS})`);
+    if (!Object.hasOwn(next, k) && ++size > MAX_READ_STATE_CONTACTS) return null;
+    next[k] = n;
+  }
+  return next;
+}
+
+/**
+ * Merges `updates` into a user's read state, compare-and-set. Returns false, writing nothing,
+ * when the result would exceed {@link MAX_READ_STATE_CONTACTS}.
+ */
+export async function updateMessageReadState(store: Store, pk33: Uint8Array, updates: ReadState): Promise<boolean> {
+  const key = userMetadataKeys.readState(pk33);
+  const hex = toHex(pk33);
+  for (let i = 0; i < MAX_CAS_ATTEMPTS; i++) {
+    const read = await store.getStored<ReadState>(key);
+    // Before its first write, the read state may still be in an older record (see updateUserMetadata).
+    const current = read?.value ?? (await store.get<StoredUserMetadata>(userMetadataKeys.record(pk33)))?.messageReadStateByContact ?? {};
+    const next = mergeReadState(current, updates);
+    if (next === null) return false;
+    const ops: WriteOp[] = [
+      { op: 'set', key, value: next },
+      { op: 'indexAdd', key: userMetadataKeys.users, members: [hex] },
+    ];
+    if (await store.commit(ops, [{ key, bytes: read?.bytes }])) return true;
+  }
+  throw new Error(`message read state of ${hex} is changing too often to update`);
 }
 
 /** The first `limit` public keys (hex, ascending) with metadata on this node. */
@@ -164,9 +240,9 @@ export const MAX_FILTER_LOG_ENTRIES = 1000;
  */
 export async function prependLogEntry<T>(store: Store, key: string, entry: T, max: number): Promise<void> {
   for (let i = 0; i < MAX_CAS_ATTEMPTS; i++) {
-    const stored = await store.get<T[]>(key);
-    const next = [entry, ...(stored ?? [])].slice(0, max);
-    if (await store.commit([{ op: 'set', key, value: next }], [{ key, equals: stored }])) return;
+    const read = await store.getStored<T[]>(key);
+    const next = [entry, ...(read?.value ?? [])].slice(0, max);
+    if (await store.commit([{ op: 'set', key, value: next }], [{ key, bytes: read?.bytes }])) return;
   }
   throw new Error(`log ${key} is changing too often to update`);
 }

@@ -9,6 +9,7 @@ import {
   type Guard,
   type IndexRange,
   type SetOptions,
+  type StoredValue as ReadValue,
   type Store,
   type TakeTokensOptions,
   type TokenTake,
@@ -131,6 +132,14 @@ export class MemoryStore implements Store {
       const entry = this.liveValue(key);
       return entry === undefined ? undefined : (decodeValue(entry.bytes) as T);
     });
+  }
+
+  async getStored<T = unknown>(key: string): Promise<ReadValue<T> | undefined> {
+    this.assertOpen();
+    assertName(key, 'key');
+    const entry = this.liveValue(key);
+    // A copy: the caller must not be able to change what is stored.
+    return entry === undefined ? undefined : { value: decodeValue(entry.bytes) as T, bytes: Uint8Array.from(entry.bytes) };
   }
 
   async set(key: string, value: unknown, opts?: SetOptions): Promise<void> {

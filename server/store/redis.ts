@@ -21,6 +21,7 @@ import {
   type Guard,
   type IndexRange,
   type SetOptions,
+  type StoredValue,
   type Store,
   type TakeTokensOptions,
   type TokenTake,
@@ -244,6 +245,13 @@ export class RedisStore implements Store {
     if (keys.length === 0) return [];
     const all = await this.run('MGET', () => this.client.mgetBuffer(keys.map((k) => VALUE + k)));
     return all.map((bytes) => (bytes === null ? undefined : (decodeValue(bytes) as T)));
+  }
+
+  async getStored<T = unknown>(key: string): Promise<StoredValue<T> | undefined> {
+    this.assertOpen();
+    assertName(key, 'key');
+    const bytes = await this.run('GET', () => this.client.getBuffer(VALUE + key));
+    return bytes === null ? undefined : { value: decodeValue(bytes) as T, bytes };
   }
 
   async set(key: string, value: unknown, opts?: SetOptions): Promise<void> {

@@ -106,6 +106,11 @@ export function prepareCommit(
   const preparedGuards = (guards ?? []).map((guard: Guard, i): PreparedGuard => {
     if (typeof guard !== 'object' || guard === null) throw invalid(`guard #${i} must be an object`);
     assertName(guard.key, `guard #${i} key`);
+    if ('bytes' in guard) {
+      if (guard.bytes === undefined) return { key: guard.key, expected: null };
+      if (!(guard.bytes instanceof Uint8Array)) throw invalid(`guard #${i} bytes must be a Uint8Array or undefined`);
+      return { key: guard.key, expected: Buffer.from(guard.bytes) };
+    }
     return { key: guard.key, expected: guard.equals === undefined ? null : encodeValue(guard.equals) };
   });
   const preparedOps = ops.map((op: WriteOp, i): PreparedOp => {

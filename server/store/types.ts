@@ -26,13 +26,19 @@ export type WriteOp =
   | { op: 'indexRemove'; key: string; members: string[] };
 
 /**
- * A precondition of `commit`: the value at `key` must encode to the same bytes as `equals`,
- * or the key must be absent when `equals` is undefined. Used for compare-and-set
- * (chain tip moves, leases) across processes.
+ * A precondition of `commit`. With `equals`: the value at `key` must encode to the same bytes
+ * as `equals`, or the key must be absent when `equals` is undefined (chain tip moves, leases).
+ * With `bytes`: the value at `key` must be exactly these bytes (from `getStored`), or absent
+ * when undefined. Read-modify-write of values that came from clients guards on `bytes`: not
+ * every value survives decode and re-encode unchanged (msgpackr reads a `__proto__` key back
+ * as `__proto_`), and a guard on such a value would never hold again.
  */
-export interface Guard {
-  key: string;
-  equals: unknown;
+export type Guard = { key: string; equals: unknown } | { key: string; bytes: Uint8Array | undefined };
+
+/** A value as `getStored` reads it: decoded, with the exact bytes it was decoded from. */
+export interface StoredValue<T> {
+  value: T;
+  bytes: Uint8Array;
 }
 
 /**
@@ -82,6 +88,8 @@ export interface Store {
 
   get<T = unknown>(key: string): Promise<T | undefined>;
   getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]>;
+  /** Like `get`, with the stored bytes, for a compare-and-set guarded on them (`Guard.bytes`). */
+  getStored<T = unknown>(key: string): Promise<StoredValue<T> | undefined>;
   set(key: string, value: unknown, opts?: SetOptions): Promise<void>;
   /** Returns whether the key existed. */
   delete(key: string): Promise<boolean>;

@@ -57,6 +57,8 @@ interface RouteInfo {
   params: string[];
   example: unknown;
   auth: 'admin' | 'superAdmin' | 'user-jwt' | undefined;
+  /** Top-level body fields that are maps from client strings (ExtraData, read state, …). */
+  maps: string[];
 }
 
 /** Values the node must never echo in an error. */
@@ -78,13 +80,17 @@ async function mountedRoutes(url: string): Promise<RouteInfo[]> {
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const description = (op['description'] as string | undefined) ?? '';
+      const media = (op['requestBody'] as J | undefined)?.['content']?.['application/json'] as J | undefined;
+      const properties = (media?.['schema']?.['properties'] ?? {}) as Record<string, J>;
+      const isMap = (x: J): boolean => x['type'] === 'object' && typeof x['additionalProperties'] === 'object';
       const auth = /must be a super admin/.test(description) ? 'superAdmin' : /must be an admin/.test(description) ? 'admin' : /JWT` of the user/.test(description) ? 'user-jwt' : undefined;
       out.push({
         method: method.toUpperCase() as 'GET' | 'POST',
         path,
         params: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
-        example: (op['requestBody'] as J | undefined)?.['content']?.['application/json']?.['example'] ?? {},
+        example: media?.['example'] ?? {},
         auth,
+        maps: Object.entries(properties).filter(([, x]) => isMap(x)).map(([k]) => k),
       });
     }
   }
@@ -95,10 +101,11 @@ async function mountedRoutes(url: string): Promise<RouteInfo[]> {
 
 /**
  * Keys written in the background by design: the process registry's heartbeat, the block
- * producer's lease renewals, and the templates it announces after earlier accepted changes
- * (content-addressed records, not chain state).
+ * producer's lease renewals (and, when a loaded machine let the lease lapse, its re-acquisition:
+ * a new epoch and the miner status under it), and the templates it announces after earlier
+ * accepted changes (content-addressed records, not chain state).
  */
-const BACKGROUND = /^(\(publish\) )?(node:(process:|producer:lease$)|chain:template(:|$))/;
+const BACKGROUND = /^(\(publish\) )?(node:(process:|producer:(lease|epoch)$|miner:status$)|chain:template(:|$))/;
 /** Written for every admin request that passes the credential check (server/admin/audit.ts). */
 const AUDIT = /^node:admin:audit/;
 
@@ -622,6 +629,112 @@ describe('identity WebSocket', () => {
       const b = ws.call({ id: 'last-b', service: 'identity', method: 'nope', payload: {} } as { id: string });
       assert.equal(typeof ((await a).json as J)['payload']['jwt'], 'string', 'a valid frame is still answered');
       assert.match(((await b).json as J)['payload']['error'] as string, /method/, 'an invalid one is refused');
+    } finally {
+      await ws.close();
+    }
+  });
+});
+
+// --- proto keys and deep arrays (issue 17) ----------------------------------------------------
+
+/** Keys that reach the prototype chain of a plain object (or, stored, never compare equal again). */
+const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
+const DEPTH_ERROR = 'request body refused: JSON nests arrays and objects more than 64 deep';
+/** A marker string replaced by raw JSON text after serializing (too deep for JSON.stringify). */
+const DEEP_MARK = '\u0002deep';
+
+/** `depth` levels of arrays, objects or both around 0, as text. */
+function deepText(depth: number, kind: 'array' | 'object' | 'mixed'): string {
+  const open = kind === 'array' ? '[' : kind === 'object' ? '{"a":' : '[{"a":';
+  const close = kind === 'array' ? ']' : kind === 'object' ? '}' : '}]';
+  const reps = kind === 'mixed' ? Math.ceil(depth / 2) : depth;
+  return `${open.repeat(reps)}0${close.repeat(reps)}`;
+}
+
+/** The example body for `r` with the caller's key and JWT (the user's or the super admin's). */
+function credentialed(r: RouteInfo): J {
+  const caller = r.auth === 'user-jwt' || r.auth === undefined ? { pk: user.pk, jwt: userJwt } : { pk: superAdmin.pk, jwt: adminJwt };
+  const body = withKey(r.example, caller.pk) as J;
+  return r.auth === undefined ? body : { ...body, JWT: caller.jwt };
+}
+
+describe('proto keys and deep arrays', () => {
+  it('proto keys: every map field of every route refuses __proto__, constructor and prototype with 400 {"error"}, changing nothing', async () => {
+    const withMaps = routes.filter((r) => r.method === 'POST' && r.maps.length > 0);
+    assert.ok(withMaps.some((r) => r.maps.includes('MessageReadStateUpdatesByContact')) && withMaps.some((r) => r.maps.includes('ExtraData')), 'the map fields are found');
+    const values = badValue([...badKeys(user), ...realValues()]);
+    const arb = fc.constantFrom(...withMaps).chain((r) =>
+      fc.record({ r: fc.constant(r), field: fc.constantFrom(...r.maps), key: fc.constantFrom(...PROTO_KEYS), value: fc.oneof(fc.constant<unknown>(1), fc.constant<unknown>('x'), values), others: fc.dictionary(fc.string({ maxLength: 10 }).filter((k) => !(PROTO_KEYS as readonly string[]).includes(k)), fc.constant('x'), { maxKeys: 3 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(arb, async ({ r, field, key, value, others }) => {
+        const map = { ...others };
+        // defineProperty: an own "__proto__" key, as JSON.parse makes it.
+        Object.defineProperty(map, key, { value, enumerable: true, writable: true, configurable: true });
+        const body = serialize({ ...credentialed(r), [field]: map });
+        const res = await fuzzRequest(n, { method: 'POST', path: r.path, body, contentType: 'application/json' }, { exempt: AUDIT });
+        assert.equal(res.status, 400, `${r.path} ${field}.${key}: ${res.text.slice(0, 300)}`);
+        assert.match(JSON.parse(res.text).error as string, new RegExp(`^${field}: the key "${key}" is not allowed`), `${r.path}: the error names the field and the key`);
+      }),
+      fcOptions(80),
+    );
+    // The user's metadata is not locked: their own update and delete-pii still answer 200.
+    await n.ok('update-user-global-metadata', { UserPublicKeyBase58Check: user.pk, JWT: userJwt, Email: 'fuzz@example.com' });
+    assert.equal((await n.post('delete-pii', { PublicKeyBase58Check: user.pk, JWT: userJwt })).status, 200);
+  });
+
+  it('deep arrays: nesting past 64 anywhere in any POST body is a 400 {"error"} naming the bound; nesting within it never is', async () => {
+    const post = routes.filter((r) => r.method === 'POST');
+    const arb = fc.record({
+      r: fc.constantFrom(...post),
+      at: fc.nat(),
+      // 100,000 levels: up to 600 KB, under --max-body-bytes.
+      depth: fc.oneof(fc.integer({ min: 65, max: 200 }), fc.constantFrom(1000, 100_000)),
+      shallow: fc.integer({ min: 1, max: 50 }),
+      kind: fc.constantFrom('array' as const, 'object' as const, 'mixed' as const),
+    });
+    await fc.assert(
+      fc.asyncProperty(arb, async ({ r, at, depth, shallow, kind }) => {
+        // The marker at some path of the example (at most 6 deep), then the nesting spliced in.
+        const marked = serialize(applyOps(credentialed(r), [{ kind: 'set', at, value: DEEP_MARK }]));
+        // node-control's update_miner would steer this node's own miner: not fuzz.
+        fc.pre(!/update_miner/i.test(marked));
+        const at64 = (d: number): string => marked.replace(JSON.stringify(DEEP_MARK), deepText(d, kind));
+        const deep = await fuzzRequest(n, { method: 'POST', path: r.path, body: at64(depth), contentType: 'application/json' }, { exempt: AUDIT });
+        assert.equal(deep.status, 400, `${r.path} at depth ${depth}: ${deep.text.slice(0, 300)}`);
+        assert.equal(JSON.parse(deep.text).error, DEPTH_ERROR);
+        const ok = await fuzzRequest(n, { method: 'POST', path: r.path, body: at64(shallow), contentType: 'application/json' }, { exempt: AUDIT });
+        if (ok.status === 400) assert.notEqual(JSON.parse(ok.text).error, DEPTH_ERROR, `${r.path}: ${shallow} levels are within the bound`);
+      }),
+      fcOptions(60),
+    );
+  });
+
+  it('deep arrays: identity socket frames nested past 64 are answered with an error envelope, the socket stays open', async () => {
+    const ws = await WsClient.connect(n.url.replace(/^http/, 'ws') + '/api/v0/identity');
+    try {
+      const arb = fc.record({
+        depth: fc.oneof(fc.integer({ min: 65, max: 200 }), fc.constantFrom(1000, 100_000)),
+        kind: fc.constantFrom('array' as const, 'object' as const, 'mixed' as const),
+        where: fc.constantFrom('payload', 'id', 'whole'),
+      });
+      await fc.assert(
+        fc.asyncProperty(arb, async ({ depth, kind, where }) => {
+          const nest = deepText(depth, kind);
+          const frame = where === 'whole' ? nest : where === 'id' ? `{"id":${nest},"service":"identity","method":"jwt","payload":{}}` : `{"id":"deep","service":"identity","method":"jwt","payload":${nest}}`;
+          const from = ws.messages.length;
+          spy.take();
+          ws.send(frame);
+          await ws.waitUntil(() => ws.messages.length > from, 'an answer');
+          const body = ws.messages[from]!.json as J;
+          const error = (body['payload'] as J | undefined)?.['error'];
+          checkErrorText(error, `deep frame (${where}, ${kind}, ${depth})`);
+          assert.match(error as string, /more than 64 deep/, `the error names the bound: ${String(error)}`);
+          assert.deepEqual(spy.take(), [], 'a refused frame writes nothing');
+          assert.ok(ws.isOpen, 'the socket stays open');
+        }),
+        fcOptions(30),
+      );
     } finally {
       await ws.close();
     }

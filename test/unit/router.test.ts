@@ -17,6 +17,7 @@ const echoBody = v.object({
 
 const routes: Route[] = [
   route({ method: 'POST', path: '/echo', summary: 'echo', body: echoBody, handle: (ctx) => json(ctx.body) }),
+  route({ method: 'POST', path: '/map', summary: 'map', body: v.object({ M: v.record(v.int(0, 9)) }), handle: (ctx) => json({ keys: Object.keys(ctx.body.M) }) }),
   route({ method: 'GET', path: '/thing/:Id', summary: 'param', handle: (ctx) => json({ id: ctx.params.Id }) }),
   route({ method: 'GET', path: '/store-down', summary: 'fails', handle: () => Promise.reject(new StoreError('STORE_UNAVAILABLE', 'ECONNREFUSED secret-host')) }),
   route({ method: 'GET', path: '/bug', summary: 'fails', handle: () => { throw new Error('leaky internal detail'); } }),
@@ -80,6 +81,29 @@ describe('Router.dispatch', () => {
   it('is not fooled by prototype keys', async () => {
     const r = await call(req('POST', '/echo', '{"Name":"a","__proto__":{"x":1},"constructor":1,"toString":2}'));
     assert.equal(r.status, 200);
+  });
+
+  it('refuses __proto__, constructor and prototype as keys of a client map', async () => {
+    for (const k of ['__proto__', 'constructor', 'prototype']) {
+      const r = await call(req('POST', '/map', `{"M":{"a":1,${JSON.stringify(k)}:1}}`));
+      assert.equal(r.status, 400, k);
+      assert.match(r.body.error, new RegExp(`^M: the key "${k}" is not allowed`), k);
+    }
+    // Look-alikes are ordinary keys.
+    const ok = await call(req('POST', '/map', '{"M":{"__proto_":1,"Constructor":2,"toString":3,"a":4}}'));
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ok.body.keys, ['__proto_', 'Constructor', 'toString', 'a']);
+  });
+
+  it('refuses a body nested deeper than 64 arrays or objects with 400 {"error"}, before JSON.parse', async () => {
+    for (const body of ['['.repeat(1 << 20) + ']'.repeat(1 << 20), `{"Name":"a","x":${'{"a":'.repeat(65)}1${'}'.repeat(65)}}`, '['.repeat(100)]) {
+      const r = await call(req('POST', '/echo', body));
+      assert.equal(r.status, 400, body.slice(0, 20));
+      assert.equal(r.body.error, 'request body refused: JSON nests arrays and objects more than 64 deep');
+    }
+    // Brackets in strings are text.
+    const ok = await call(req('POST', '/echo', JSON.stringify({ Name: '[[[[', x: '['.repeat(1000) })));
+    assert.equal(ok.status, 200);
   });
 
   it('decodes path parameters', async () => {

@@ -32,14 +32,20 @@ import {
 import { transactionSpendingLimitResponse, txnString } from '../../server/social/spendingLimitResponse.js';
 import {
   confirmEmailVerification,
+  getMessageReadState,
   getUserMetadata,
   isBlockedBy,
   isCommentHidden,
   logMailer,
   maskEmail,
+  MAX_READ_STATE_CONTACTS,
+  MAX_READ_STATE_KEY_CHARS,
+  mergeReadState,
   newEmailVerification,
   setBlocked,
+  updateMessageReadState,
   updateUserMetadata,
+  userMetadataKeys,
   visibleComments,
 } from '../../server/social/userMetadata.js';
 import { MemoryStore } from '../../server/store/memory.js';
@@ -151,6 +157,13 @@ describe('extraDataMap', () => {
     );
     assert.deepEqual(got, { DerivedPublicKey: encodePublicKey(k, 'testnet'), NodeSource: '300', TwitterHandle: '@someone' });
   });
+
+  it('renders a "__proto__" key of a transaction as an ordinary key, never as the prototype', () => {
+    const got = extraDataMap([[utf8('__proto__'), utf8('{"polluted":true}')], [utf8('constructor'), utf8('x')]], 'testnet');
+    assert.equal(Object.getPrototypeOf(got), Object.prototype);
+    assert.equal((got as Record<string, unknown>)['polluted'], undefined);
+    assert.equal(JSON.stringify(got), '{"__proto__":"{\\"polluted\\":true}","constructor":"x"}');
+  });
 });
 
 describe('profileEntryResponse', () => {
@@ -248,8 +261,44 @@ describe('blocks and comment hiding (social/userMetadata.ts)', () => {
 describe('user metadata and email verification', () => {
   it('updates compare-and-set: concurrent updates keep each other’s fields', async () => {
     const pk = newKey();
-    await Promise.all(Array.from({ length: 10 }, (_, i) => updateUserMetadata(store, pk, (m) => ({ ...m, messageReadStateByContact: { ...m.messageReadStateByContact, [`c${i}`]: i } }))));
-    assert.equal(Object.keys((await getUserMetadata(store, pk)).messageReadStateByContact).length, 10);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => updateMessageReadState(store, pk, { [`c${i}`]: i })));
+    assert.equal(Object.keys(await getMessageReadState(store, pk)).length, 10);
+    await Promise.all([
+      updateUserMetadata(store, pk, (m) => ({ ...m, email: 'a@example.com' })),
+      updateUserMetadata(store, pk, (m) => ({ ...m, phoneNumber: '+1555' })),
+      updateUserMetadata(store, pk, (m) => ({ ...m, whitelistPosts: true })),
+    ]);
+    const m = await getUserMetadata(store, pk);
+    assert.deepEqual([m.email, m.phoneNumber, m.whitelistPosts], ['a@example.com', '+1555', true]);
+  });
+
+  it('a record that does not survive decode and re-encode can still be updated (CAS on the stored bytes)', async () => {
+    const pk = newKey();
+    // As a record written before client map keys were checked: msgpackr reads "__proto__" back
+    // as "__proto_", so a guard on the decoded value would never hold again.
+    await store.set(userMetadataKeys.record(pk), JSON.parse('{"email":"a@example.com","messageReadStateByContact":{"__proto__":1}}'));
+    await updateUserMetadata(store, pk, (m) => ({ ...m, removeEverywhere: true }));
+    await updateUserMetadata(store, pk, (m) => ({ ...m, email: '' }));
+    const m = await getUserMetadata(store, pk);
+    assert.deepEqual([m.email, m.removeEverywhere], ['', true]);
+    // The older record's read state moved to its own key, where it can be updated too.
+    assert.equal(Object.keys(await getMessageReadState(store, pk)).length, 1);
+    assert.equal(await updateMessageReadState(store, pk, { c: 2 }), true);
+    assert.equal((await getMessageReadState(store, pk))['c'], 2);
+    assert.equal('messageReadStateByContact' in ((await store.get<object>(userMetadataKeys.record(pk))) ?? {}), false);
+  });
+
+  it(`the read state holds at most ${MAX_READ_STATE_CONTACTS} contacts: an update past that writes nothing`, async () => {
+    const pk = newKey();
+    const many = (from: number, n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${from + i}`, 1]));
+    assert.equal(await updateMessageReadState(store, pk, many(0, MAX_READ_STATE_CONTACTS - 1)), true);
+    assert.equal(await updateMessageReadState(store, pk, many(MAX_READ_STATE_CONTACTS - 1, 2)), false);
+    assert.equal(Object.keys(await getMessageReadState(store, pk)).length, MAX_READ_STATE_CONTACTS - 1);
+    // Existing contacts can always be updated; one more new one fits exactly.
+    assert.equal(await updateMessageReadState(store, pk, { c0: 7, [`c${MAX_READ_STATE_CONTACTS - 1}`]: 1 }), true);
+    assert.equal(Object.keys(await getMessageReadState(store, pk)).length, MAX_READ_STATE_CONTACTS);
+    assert.equal(mergeReadState({ a: 1 }, { ['x'.repeat(MAX_READ_STATE_KEY_CHARS)]: 1 }) !== null, true);
+    assert.throws(() => mergeReadState({}, { ['x'.repeat(MAX_READ_STATE_KEY_CHARS + 1)]: 1 }));
   });
 
   const cases: Array<{ name: string; code: (real: string) => string; now: number; ok: boolean }> = [

@@ -6,6 +6,7 @@
  * @module
  */
 import { toHex } from '../../hex.js';
+import { assertJsonDepth } from '../../jsonDepth.js';
 import type { StateReader } from './reader.js';
 import type { StateView } from './view.js';
 
@@ -65,6 +66,8 @@ export function parsePostBody(post: Pick<PostRecord, 'body'>): PostBody {
   const text = Buffer.from(post.body).toString('utf8');
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   try {
+    // Bodies come from transactions: a deeply nested one would cost every read that renders it.
+    assertJsonDepth(text);
     const o = JSON.parse(text) as unknown;
     if (typeof o === 'object' && o !== null && !Array.isArray(o)) {
       const r = o as Record<string, unknown>;
