@@ -35,6 +35,8 @@ import { Reader, encodeUvarint } from '../../server/chain/txn/varint.js';
 import type { Store } from '../../server/store/types.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 import { WsClient } from '../helpers/ws.js';
+import { MAX_DECRYPT_GROUP_MEMBERS, MAX_DECRYPT_MESSAGES } from '../../server/identity/messages.js';
+import { assertJsonDepth } from '../../server/jsonDepth.js';
 
 // The SDK signs JWTs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
@@ -579,6 +581,19 @@ describe('identity WebSocket', () => {
       { method: 'encrypt', payload: { ...gate(session), recipientPublicKey: n.miner.pk, message: 'hello' } },
       { method: 'decrypt', payload: { ...gate(session), encryptedMessages: [{ EncryptedHex: encrypted['encryptedMessage'], PublicKey: n.miner.pk, IsSender: true, Legacy: false }] } },
       { method: 'jwt', payload: gate(session) },
+      // Oversized batches: over the per-request decrypt caps (messages, own group-member entries).
+      // (Short stand-in ciphertexts: the caps are checked before anything is decrypted, and the
+      // frame stays well under --max-body-bytes, over which uWS closes the socket.)
+      { method: 'decrypt', payload: { ...gate(session), encryptedHexes: new Array<string>(MAX_DECRYPT_MESSAGES + 1).fill('ab') } },
+      {
+        method: 'decrypt',
+        payload: {
+          ...gate(session),
+          encryptedMessages: [],
+          // Distinct objects: a mutation of one shared entry would repeat it 1,001 times.
+          accessGroups: Array.from({ length: MAX_DECRYPT_GROUP_MEMBERS + 1 }, () => ({ AccessGroupMemberEntryResponse: { AccessGroupMemberPublicKeyBase58Check: user.pk, EncryptedKey: 'ab' } })),
+        },
+      },
     ];
     const values = badValue([...badKeys(user), 'ff'.repeat(32), 'a'.repeat(64)]);
     const frame = fc.oneof(
@@ -605,6 +620,8 @@ describe('identity WebSocket', () => {
           if (typeof f === 'string') {
             const sent = (() => {
               try {
+                // A frame nested past the depth bound is refused unread: no id to echo.
+                assertJsonDepth(f);
                 return JSON.parse(f) as J;
               } catch {
                 return undefined;
