@@ -157,7 +157,11 @@ export class RedisStore implements Store {
     private readonly viaSentinel: boolean,
   ) {
     this.leases = new ReadLeases({
-      renew: (holder, ping) => this.client.storeRenewLease(LEASE_NAMES.holders, holder, this.keyPrefix + LEASE_NAMES.notices, ping).then(() => undefined),
+      // Not while stalled: it would only wait unanswered behind the cut (the trust runs out either way).
+      renew: (holder, ping) =>
+        this.stalled
+          ? Promise.reject(this.stalledError('renew lease'))
+          : this.client.storeRenewLease(LEASE_NAMES.holders, holder, this.keyPrefix + LEASE_NAMES.notices, ping).then(() => undefined),
       publish: (channel, message) => this.client.publish(this.keyPrefix + channel, message).then(() => undefined),
       drop: (holders) => this.client.srem(LEASE_NAMES.holders, ...holders).then(() => undefined),
       listen: async (channel, onMessage) => {
