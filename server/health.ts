@@ -4,6 +4,12 @@ import type { Store } from './store/types.js';
 export type HealthStatus = { ready: true } | { ready: false; reason: string };
 
 /**
+ * A ping without an answer this long after it was sent fails the probe. The Redis store bounds
+ * every call by about as much already; this bounds the probe whatever the store does.
+ */
+export const PROBE_TIMEOUT_MS = 1000;
+
+/**
  * Tracks whether this process can serve. The store is probed on a timer so that health-check
  * answers from memory: under load it never queues behind other requests' store traffic.
  */
@@ -11,6 +17,8 @@ export class HealthMonitor {
   private status: HealthStatus = { ready: false, reason: 'starting' };
   private draining = false;
   private timer: NodeJS.Timeout | undefined;
+  /** One probe at a time: a slow store never piles pings up. */
+  private probing: Promise<void> | null = null;
   /** Last store round trip in ms, for metrics and node-info. */
   lastPingMs = NaN;
 
@@ -26,13 +34,26 @@ export class HealthMonitor {
     this.timer.unref();
   }
 
-  async probe(): Promise<void> {
+  probe(): Promise<void> {
+    this.probing ??= this.probeOnce().finally(() => {
+      this.probing = null;
+    });
+    return this.probing;
+  }
+
+  private async probeOnce(): Promise<void> {
     const before = this.status.ready;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer to a ping within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+    });
     try {
-      this.lastPingMs = await this.store.ping();
+      this.lastPingMs = await Promise.race([this.store.ping(), timeout]);
       this.status = { ready: true };
     } catch (err) {
       this.status = { ready: false, reason: `state store unreachable: ${(err as Error).message}` };
+    } finally {
+      clearTimeout(timer);
     }
     if (before !== this.status.ready) {
       if (this.status.ready) this.log.info('state store reachable; ready');

@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { CryptoService } from '../crypto/service.js';
-import type { Guard, Store, WriteOp } from '../store/types.js';
+import { isStoreUnavailable, type Guard, type Store, type WriteOp } from '../store/types.js';
 import { sha256d } from '../../wasm/hash.js';
 import { encodeHeader, decodeHeader, HEADER_BYTES, type BlockHeader } from './block/header.js';
 import { merkleRoot, rootFromFirstLeafPath } from './block/merkle.js';
@@ -584,6 +584,9 @@ export class Chain {
       replay.feesNanos += r.feeNanos;
       replay.bytes += m.bytes.length;
     } catch (error) {
+      // A store that cannot answer says nothing about the transaction: the replay fails (and
+      // is not cached) rather than leave it out of every later read and template.
+      if (isStoreUnavailable(error)) throw error;
       recordWrites(replay.writes, m.version, []);
       replay.failures.push({ entry: m, error });
     }

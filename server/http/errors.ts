@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { isPoolError } from '../crypto/errors.js';
 import { isKeyError } from '../keys/index.js';
-import { isStoreError } from '../store/types.js';
+import { isStoreUnavailable } from '../store/types.js';
 import { TxnDecodeError } from '../chain/txn/errors.js';
 import { RuleError } from '../chain/rules/errors.js';
 import { ChainRequestError } from '../chain/chain.js';
@@ -64,11 +64,9 @@ export function toErrorReply(err: unknown, log: Logger): ErrorReply {
     // Their messages are written for clients and never carry key material (see each module).
     return { status: 400, message: err.message, headers: {} };
   }
-  if (isStoreError(err)) {
-    if (err.code === 'STORE_UNAVAILABLE' || err.code === 'STORE_CLOSED') {
-      log.warn({ code: err.code, msg: err.message }, 'store unavailable');
-      return { status: 503, message: 'state store unavailable, try again shortly', headers: { 'Retry-After': '1' } };
-    }
+  if (isStoreUnavailable(err)) {
+    log.warn({ code: err.code, msg: err.message }, 'store unavailable');
+    return { status: 503, message: 'state store unavailable, try again shortly', headers: { 'Retry-After': '1' } };
   }
   if (isPoolError(err) && err.code !== 'POOL_TASK_FAILED') {
     // Overload or shutdown of the crypto workers, not a fault of the request: retry shortly.

@@ -20,6 +20,7 @@ import { ApiError, badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v, ValidationError, type Schema } from '../http/schema.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
+import { isStoreUnavailable } from '../store/types.js';
 import { constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
 
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -357,8 +358,9 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
             feeNanos: 0n,
           });
         } catch (e) {
-          // The reference answers construction failures of a cancel with 500.
-          if (e instanceof ApiError) throw e;
+          // The reference answers construction failures of a cancel with 500; a store that
+          // cannot answer stays a 503.
+          if (e instanceof ApiError || isStoreUnavailable(e)) throw e;
           throw new ApiError(500, `CancelDAOCoinLimitOrder: Problem constructing transaction: ${errorText(e)}`);
         }
         const f = built.fields;

@@ -23,6 +23,7 @@ import { decodeSpendingLimit } from '../chain/txn/spendingLimit.js';
 import { toHex, fromHex } from '../hex.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
 import { postEntryResponse } from '../routes/posts.js';
+import { isStoreUnavailable } from '../store/types.js';
 import { extraDataMap, profileRecordResponse } from './profileEntry.js';
 import { transactionSpendingLimitResponse } from './spendingLimitResponse.js';
 import { getTutorialState } from './tutorial.js';
@@ -210,11 +211,13 @@ export async function usersStateless(deps: AppDeps, state: StateIndexReader, req
     if (pk33 !== null && hideHex.has(toHex(pk33))) continue;
     const user = emptyUser(pk);
     users.push(user);
-    // The reference keeps a user whose fields failed (only the key set) and answers the rest.
+    // The reference keeps a user whose fields failed (only the key set) and answers the rest;
+    // but a store that cannot answer fails the call (503): a half-filled user would pass for data.
     if (pk33 === null) continue;
     try {
       await fillUser(deps, state, user, pk33, req, hideHex);
     } catch (e) {
+      if (isStoreUnavailable(e)) throw e;
       deps.log.error({ err: e, publicKey: pk }, 'get-users-stateless: filling a user failed');
     }
   }

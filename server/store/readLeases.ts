@@ -107,12 +107,18 @@ export class ReadLeases implements ChangeEpoch {
   }
 
   /**
-   * Before a commit: the notice it should publish. Makes sure acknowledgements can be heard
-   * (if that fails, the commit still goes ahead; its wait then runs the full LEASE_MS).
+   * Before a commit: the notice it should publish. Makes sure acknowledgements can be heard,
+   * waiting at most `maxWaitMs` for that (if it fails, the commit still goes ahead; its wait
+   * then runs the full LEASE_MS).
    */
-  async prepareNotice(): Promise<{ notice: string; id: string }> {
+  async prepareNotice(maxWaitMs = Infinity): Promise<{ notice: string; id: string }> {
     const listening = this.listen().catch(() => undefined);
-    if (this.io.connected()) await listening;
+    if (this.io.connected()) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = Number.isFinite(maxWaitMs) ? new Promise<void>((r) => (timer = setTimeout(r, maxWaitMs))) : listening;
+      await Promise.race([listening, waited]);
+      clearTimeout(timer);
+    }
     const id = String(++this.noticeCount);
     this.waits.set(id, { acked: new Set(), pending: null, done: null });
     return { notice: `n ${this.id} ${id}`, id };

@@ -58,7 +58,10 @@ export interface RedisStoreOptions {
   keyPrefix?: string;
   /** How long `connect` waits for the first connection before failing. @default 5000 */
   connectTimeoutMs?: number;
-  /** A command without a reply after this long rejects with STORE_UNAVAILABLE. @default 2000 */
+  /**
+   * A call without a reply this long after it was made rejects with STORE_UNAVAILABLE, and until
+   * Redis answers again later calls fail at once (see `run`). @default 1000
+   */
   commandTimeoutMs?: number;
   /**
    * Background problems: connection loss and each failed reconnect (as StoreErrors with
@@ -72,11 +75,16 @@ export interface RedisStoreOptions {
 export const REDIS_STORE_DEFAULTS = {
   keyPrefix: 'sn:',
   connectTimeoutMs: 5000,
-  commandTimeoutMs: 2000,
+  commandTimeoutMs: 1000,
 } as const;
 
-/** Reconnect delays grow from 100 ms and are capped here; reconnecting never stops. */
-const MAX_RECONNECT_DELAY_MS = 2000;
+/**
+ * Reconnect delays grow from 100 ms and are capped here; reconnecting never stops. The cap
+ * bounds how long a node stays unavailable after Redis is back (about a second).
+ */
+const MAX_RECONNECT_DELAY_MS = 1000;
+/** While stalled (see `run`), the least time between two pings asking whether Redis answers again. */
+const STALL_PING_GAP_MS = 100;
 /** Keys asked per SCAN round trip. */
 const SCAN_BATCH = 1000;
 
@@ -130,6 +138,11 @@ export class RedisStore implements Store {
   /** Sentinel mode: why the latest sentinel asked for the master's address gave none. */
   private lastSentinelError: unknown;
   private closed = false;
+  /**
+   * A call ran out its deadline and Redis has not answered anything since: calls fail at once
+   * instead of each waiting out a deadline of its own, while `pingUntilAnswered` finds out.
+   */
+  private stalled = false;
 
   private constructor(
     private readonly client: CommitClient,
@@ -145,7 +158,11 @@ export class RedisStore implements Store {
     private readonly viaSentinel: boolean,
   ) {
     this.leases = new ReadLeases({
-      renew: (holder, ping) => this.client.storeRenewLease(LEASE_NAMES.holders, holder, this.keyPrefix + LEASE_NAMES.notices, ping).then(() => undefined),
+      // Not while stalled: it would only wait unanswered behind the cut (the trust runs out either way).
+      renew: (holder, ping) =>
+        this.stalled
+          ? Promise.reject(this.stalledError('renew lease'))
+          : this.client.storeRenewLease(LEASE_NAMES.holders, holder, this.keyPrefix + LEASE_NAMES.notices, ping).then(() => undefined),
       publish: (channel, message) => this.client.publish(this.keyPrefix + channel, message).then(() => undefined),
       drop: (holders) => this.client.srem(LEASE_NAMES.holders, ...holders).then(() => undefined),
       listen: async (channel, onMessage) => {
@@ -181,9 +198,13 @@ export class RedisStore implements Store {
       autoResendUnfulfilledCommands: false,
       // Commands issued in the same tick (a read route's Promise.all) go out in one socket
       // write: a write per command was the largest cost of the read routes (bench:http).
+      // ioredis sends one such pipeline at a time, so behind a stalled one a command waits
+      // unsent: its deadline therefore runs from the call (`run`), not from the send.
       enableAutoPipelining: true,
       keyPrefix,
       connectTimeout: connectTimeoutMs,
+      // From the send: settles commands sent into a connection that went silent, so the
+      // pipelines queued behind them move on (callers were answered by `run` already).
       commandTimeout: commandTimeoutMs,
       retryStrategy: reconnectDelay,
     };
@@ -295,8 +316,9 @@ export class RedisStore implements Store {
     this.assertOpen();
     const prepared = prepareCommit(ops, guards);
     if (prepared.ops.length === 0 && prepared.guards.length === 0) return true;
+    if (this.stalled) throw this.stalledError('commit');
     // Argument layout is documented at the top of scripts/commit.lua.
-    const { notice, id } = await this.leases.prepareNotice();
+    const { notice, id } = await this.leases.prepareNotice(this.commandTimeoutMs);
     const keys: string[] = [LEASE_NAMES.holders];
     const args: (string | Buffer | number)[] = [this.keyPrefix + LEASE_NAMES.notices, notice, prepared.guards.length];
     for (const guard of prepared.guards) {
@@ -325,7 +347,8 @@ export class RedisStore implements Store {
           break;
       }
     }
-    const sentReady = this.client.status === 'ready';
+    // Whether the script may reach Redis: `run` refuses at once while stalled (never sent).
+    const sentReady = this.client.status === 'ready' && !this.stalled;
     let result: [number, ...string[]] | undefined;
     try {
       result = await this.run('commit', () => this.client.storeCommit(keys.length, keys, args));
@@ -585,12 +608,80 @@ export class RedisStore implements Store {
     if (this.closed) throw new StoreError('STORE_CLOSED', 'redis store is closed');
   }
 
-  /** Runs one Redis call, translating every failure into a StoreError. */
+  /**
+   * Runs one Redis call within `commandTimeoutMs` of this call, translating every failure into
+   * a StoreError. The deadline runs from here, not from the send: with auto-pipelining a
+   * command may wait unsent behind a pipeline stalled on a silent connection (a network cut
+   * that closes nothing), where ioredis's own timeout, started at the send, would let it wait
+   * up to twice as long. A call that runs out its deadline may still be sent and run later,
+   * as a timed-out command always might have (a commit's outcome is then unknown: `commit`).
+   *
+   * Once a call ran out its deadline, later calls fail at once until Redis answers anything
+   * again (a call in flight, or the pings of `pingUntilAnswered`): a cut node answers 503
+   * within one deadline, not one per store call a request makes, and sends nothing that piles
+   * up unanswered behind the cut.
+   */
   private async run<T>(what: string, call: () => Promise<T>): Promise<T> {
+    if (this.stalled) throw this.stalledError(what);
     try {
-      return await call();
+      const result = await this.withDeadline(call());
+      this.stalled = false;
+      return result;
     } catch (err) {
+      if (err instanceof DeadlineError) this.markStalled();
       throw this.fail(what, err);
+    }
+  }
+
+  private stalledError(what: string): StoreError {
+    return new StoreError(
+      'STORE_UNAVAILABLE',
+      `Redis at ${this.shownUrl} unavailable (${what}): no reply within ${this.commandTimeoutMs} ms (commandTimeoutMs); failing fast until it answers again`,
+    );
+  }
+
+  /** `pending`, or a DeadlineError once `commandTimeoutMs` passed (`pending` settles later, unheard). */
+  private withDeadline<T>(pending: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new DeadlineError()), this.commandTimeoutMs);
+      timer.unref(); // keeps no closed store's process alive; a pending command has a socket
+      pending.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private markStalled(): void {
+    if (this.stalled || this.closed) return;
+    this.stalled = true;
+    this.onError?.(
+      new StoreError('STORE_UNAVAILABLE', `Redis at ${this.shownUrl}: no reply within ${this.commandTimeoutMs} ms; failing fast until it answers again`),
+    );
+    void this.pingUntilAnswered();
+  }
+
+  /**
+   * While stalled: pings, one at a time, each within the deadline, until one is answered. On a
+   * silent connection a ping waits its deadline out (and is answered the moment the link is
+   * back); on a refused one it fails at once, so pings are spaced STALL_PING_GAP_MS apart.
+   */
+  private async pingUntilAnswered(): Promise<void> {
+    while (this.stalled && !this.closed) {
+      const started = performance.now();
+      try {
+        await this.withDeadline(this.client.ping());
+        this.stalled = false;
+      } catch {
+        const rest = STALL_PING_GAP_MS - (performance.now() - started);
+        if (rest > 0) await new Promise((r) => setTimeout(r, rest).unref());
+      }
     }
   }
 
@@ -614,7 +705,7 @@ export class RedisStore implements Store {
       message = 'not connected (reconnecting in the background)';
     } else if (/max retries per request/i.test(message)) {
       message = 'connection lost before the reply arrived';
-    } else if (message === 'Command timed out') {
+    } else if (message === 'Command timed out' || err instanceof DeadlineError) {
       message = `no reply within ${this.commandTimeoutMs} ms (commandTimeoutMs)`;
     } else if (message === 'timeout') {
       // Only withTimeout() around a (re)connect produces this.
@@ -743,6 +834,13 @@ class SentinelRetry {
     conn.once('ready', () => {
       this.everReady = true;
     });
+  }
+}
+
+/** A call of `RedisStore.run` that ran out its deadline. */
+class DeadlineError extends Error {
+  constructor() {
+    super('deadline');
   }
 }
 

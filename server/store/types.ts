@@ -160,3 +160,11 @@ export class StoreError extends Error {
 export function isStoreError(e: unknown): e is StoreError {
   return e instanceof StoreError;
 }
+
+/**
+ * The store cannot answer now (unreachable, or closing): a transient condition that requests
+ * answer 503 with Retry-After, never a fallback value or a per-item failure.
+ */
+export function isStoreUnavailable(e: unknown): e is StoreError {
+  return e instanceof StoreError && (e.code === 'STORE_UNAVAILABLE' || e.code === 'STORE_CLOSED');
+}

@@ -307,7 +307,7 @@ describe('RedisStore', () => {
         for (const err of backgroundErrors) assertStoreError(err, 'STORE_UNAVAILABLE');
 
         restarted = await startRedisServer({ port: own.port });
-        // The same store object reconnects by itself (backoff is capped at 2 s).
+        // The same store object reconnects by itself (backoff is capped at 1 s).
         await eventually(async () => {
           await store.ping();
         }, 10_000);
