@@ -34,7 +34,7 @@ import { MAX_JWT_CHARS } from '../identity/jwt.js';
 import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
 import { sha256 } from '../../wasm/hash.js';
 import { recordAdminAction } from '../admin/audit.js';
-import { authenticated } from './authenticatedCaller.js';
+import type { CallerProof } from './authenticatedCaller.js';
 import { ApiError, isApiError } from './errors.js';
 import { route, type Reply, type Route, type RouteContext } from './route.js';
 import { v, type Schema } from './schema.js';
@@ -60,7 +60,14 @@ const credentialsBody = v.object({
  * (e.g. `GetReferralInfoForUser: Error validating JWT: Problem verifying JWT token: …`).
  * @throws {KeyError} when the public key itself is malformed (400)
  */
-export async function requireUserJwt(deps: AppDeps, publicKeyBase58Check: string, jwt: string, prefix: string, field = 'PublicKeyBase58Check'): Promise<void> {
+export async function requireUserJwt(
+  deps: AppDeps,
+  caller: CallerProof,
+  publicKeyBase58Check: string,
+  jwt: string,
+  prefix: string,
+  field = 'PublicKeyBase58Check',
+): Promise<void> {
   try {
     await deps.jwt.verify(publicKeyBase58Check, jwt, field);
   } catch (err) {
@@ -71,7 +78,7 @@ export async function requireUserJwt(deps: AppDeps, publicKeyBase58Check: string
     throw new ApiError(err.status, `${prefix}${err.message}`, err.headers);
   }
   // Proven: only now does the request take this key's rate-limit bucket.
-  await authenticated(publicKeyBase58Check);
+  await caller.authenticated(publicKeyBase58Check);
 }
 
 /** Whether the token verifies (signature and claims) for a key other than `claimed`. */
@@ -109,12 +116,12 @@ function isAdminKey(deps: AppDeps, key: string, level: AdminLevel): boolean {
  * it, the key listed in `config.adminPublicKeys` (admin level) or `config.superAdminPublicKeys`
  * (either level). Returns the admin's key in this node's Base58Check form.
  */
-export async function requireAdmin(deps: AppDeps, body: unknown, level: AdminLevel): Promise<string> {
+export async function requireAdmin(deps: AppDeps, caller: CallerProof, body: unknown, level: AdminLevel): Promise<string> {
   const network = deps.config.network;
   const { AdminPublicKey, JWT } = credentialsBody.parse(body, '', { network });
   if (AdminPublicKey === '') throw new ApiError(401, 'CheckAdminPublicKey: Missing AdminPublicKey param');
   const key = encodePublicKey(decodePublicKey(AdminPublicKey, network, 'AdminPublicKey'), network);
-  await requireUserJwt(deps, key, JWT, 'CheckAdminPublicKey: Invalid token: ', 'AdminPublicKey');
+  await requireUserJwt(deps, caller, key, JWT, 'CheckAdminPublicKey: Invalid token: ', 'AdminPublicKey');
   if (!isAdminKey(deps, key, level)) {
     throw new ApiError(403, level === 'admin' ? 'CheckAdminPublicKey: Not an admin' : 'CheckAdminPublicKey: Not a superadmin');
   }
@@ -135,9 +142,15 @@ export const DEV_OPEN_ADMIN = 'dev-open-admin';
  * the admin's key, or under the flag the claimed `AdminPublicKey` (normalized) when it is a
  * valid key, else {@link DEV_OPEN_ADMIN}.
  */
-export async function authorizeAdmin(deps: AppDeps, body: unknown, level: AdminLevel, log?: { warn(obj: object, msg: string): void }): Promise<string> {
+export async function authorizeAdmin(
+  deps: AppDeps,
+  caller: CallerProof,
+  body: unknown,
+  level: AdminLevel,
+  log?: { warn(obj: object, msg: string): void },
+): Promise<string> {
   try {
-    return await requireAdmin(deps, body, level);
+    return await requireAdmin(deps, caller, body, level);
   } catch (err) {
     if (!deps.config.devOpenAdmin || !(isApiError(err) || isKeyError(err))) throw err;
     const claimed = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['AdminPublicKey'] : undefined;
@@ -187,7 +200,7 @@ export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
     auth: spec.level,
     body: documented,
     async handle(ctx) {
-      const admin = await authorizeAdmin(deps, ctx.body, spec.level, ctx.log);
+      const admin = await authorizeAdmin(deps, ctx.caller, ctx.body, spec.level, ctx.log);
       const bodyObject = typeof ctx.body === 'object' && ctx.body !== null ? (ctx.body as Record<string, unknown>) : {};
       const fields = Object.keys(bodyObject).filter((k) => !CREDENTIAL_FIELDS.has(k.toLowerCase()));
       const audit = (status: number, error: string | null): Promise<string> =>

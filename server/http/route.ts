@@ -3,6 +3,7 @@
  */
 import type { Logger } from 'pino';
 import type { JsonSchema, Schema } from './schema.js';
+import type { CallerProof } from './authenticatedCaller.js';
 
 export type Method = 'GET' | 'POST';
 
@@ -18,6 +19,8 @@ export interface RouteContext<B> {
   headers: RequestHeaders;
   remoteAddress: string;
   log: Logger;
+  /** Where an authentication check reports the key the request proved to be (per-key rate limits). */
+  caller: CallerProof;
 }
 
 export type Reply =

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Network } from '../config.js';
 import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
-import { withCallerHook } from './authenticatedCaller.js';
+import { UNLIMITED_CALLER } from './authenticatedCaller.js';
 import { ApiError, toErrorReply } from './errors.js';
 import { JsonTooDeepError } from '../jsonDepth.js';
 import { parseJsonText } from './jsonText.js';
@@ -210,6 +210,7 @@ export class Router {
         body = parseJsonBody(await (req.body ?? Promise.resolve(Buffer.alloc(0))));
         if (route.body) body = route.body.parse(body, '', { network: this.opts.network });
       }
+      const limiter = this.opts.rateLimiter;
       const ctx = {
         body,
         params,
@@ -217,11 +218,9 @@ export class Router {
         headers: req.headers,
         remoteAddress: req.remoteAddress,
         log: this.opts.log,
+        caller: limiter ? { authenticated: (pk: string) => limiter.checkCaller(route, req.remoteAddress, pk) } : UNLIMITED_CALLER,
       };
-      const limiter = this.opts.rateLimiter;
-      const reply = await (limiter
-        ? withCallerHook((pk) => limiter.checkCaller(route, req.remoteAddress, pk), () => route.handle(ctx))
-        : route.handle(ctx));
+      const reply = await route.handle(ctx);
       return encodeReply(reply, base);
     } catch (err) {
       const e = toErrorReply(err, this.opts.log);

@@ -136,9 +136,9 @@ export function referralRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'The referral codes a user owns, with their counters and referred users (JWT of the user; spec §4.6)',
       body: getReferralInfoForUserBody,
-      async handle({ body }) {
+      async handle({ body, caller }) {
         const P = 'GetReferralInfoForUser: ';
-        await requireUserJwt(deps, body.PublicKeyBase58Check, body.JWT, `${P}Error validating JWT: `);
+        await requireUserJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, `${P}Error validating JWT: `);
         const pk = decodePublicKey(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check');
         const [records, state] = await Promise.all([referralsOf(deps.store, pk), deps.chain.pendingView()]);
         return json({ ReferralInfoResponses: await Promise.all(records.map((r) => referralInfoResponse(state, r))) });

@@ -80,8 +80,8 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'Starts or skips the tutorial for the user (JWT of the user; spec §3, §4.7)',
       body: startOrSkipTutorialBody,
-      async handle({ body }) {
-        await requireUserJwt(deps, body.PublicKeyBase58Check, body.JWT, 'StartOrSkipTutorial: Error validating JWT: ');
+      async handle({ body, caller }) {
+        await requireUserJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, 'StartOrSkipTutorial: Error validating JWT: ');
         const pk = decodePublicKey(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check');
         await startOrSkipTutorial(deps.store, pk, body.IsSkip, { isAdmin: isAdmin(deps, encodePublicKey(pk, network)) });
         return empty();
@@ -93,9 +93,9 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'Sets the user’s tutorial status to any state of spec §3 (JWT of the user)',
       body: updateTutorialStatusBody,
-      async handle({ body }) {
+      async handle({ body, caller }) {
         const P = 'UpdateTutorialStatus: ';
-        await requireUserJwt(deps, body.PublicKeyBase58Check, body.JWT, `${P}Error validating JWT: `);
+        await requireUserJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, `${P}Error validating JWT: `);
         const pk = decodePublicKey(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check');
         if (!isTutorialStatus(body.TutorialStatus)) {
           throw badRequest(`${P}Invalid TutorialStatus ${JSON.stringify(body.TutorialStatus)}; expected one of ${TUTORIAL_STATUSES.join(', ')}`);

@@ -46,6 +46,7 @@ import { decodeKeyOr400 } from './profiles.js';
 import { requireUserJwt } from '../http/adminAuth.js';
 import { recordReferralSignup, type ReferralSignupRefusal } from '../social/referrals.js';
 import { cachedRoute } from '../social/readCache.js';
+import type { CallerProof } from '../http/authenticatedCaller.js';
 
 const key = (maxLength = 200): ReturnType<typeof v.string> => v.string({ maxLength });
 
@@ -128,9 +129,9 @@ const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
  * requireUserJwt: 401 for a token that proves nothing, 403 for one valid for another key), with
  * `prefix` on the message; a malformed key is a 400.
  */
-async function verifyJwt(deps: AppDeps, pkBase58: string, jwt: string, field: string, prefix: string): Promise<void> {
+async function verifyJwt(deps: AppDeps, caller: CallerProof, pkBase58: string, jwt: string, field: string, prefix: string): Promise<void> {
   try {
-    await requireUserJwt(deps, pkBase58, jwt, prefix, field);
+    await requireUserJwt(deps, caller, pkBase58, jwt, prefix, field);
   } catch (e) {
     if (isKeyError(e)) throw badRequest(`${prefix}${e.message}`);
     throw e;
@@ -332,10 +333,10 @@ export function userRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: "The user's email and phone number (JWT of that user)",
       body: userGlobalMetadataBody,
-      async handle({ body }) {
+      async handle({ body, caller }) {
         if (body.UserPublicKeyBase58Check === '') throw badRequest('GetUserGlobalMetadataRequest: Must provide a valid public key.');
         // The reference reports this route's token failures under the update route's prefix.
-        await verifyJwt(deps, body.UserPublicKeyBase58Check, body.JWT, 'UserPublicKeyBase58Check', 'UpdateUserGlobalMetadataRequest: Invalid token: ');
+        await verifyJwt(deps, caller, body.UserPublicKeyBase58Check, body.JWT, 'UserPublicKeyBase58Check', 'UpdateUserGlobalMetadataRequest: Invalid token: ');
         const pk = decodePublicKey(body.UserPublicKeyBase58Check, network, 'UserPublicKeyBase58Check');
         const meta = await getUserMetadata(deps.store, pk);
         return json({ Email: meta.email, PhoneNumber: meta.phoneNumber });
@@ -347,12 +348,12 @@ export function userRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'Set the email (sends a verification mail), message read state and the referral code signed up with (JWT of that user)',
       body: updateUserGlobalMetadataBody,
-      async handle({ body }) {
+      async handle({ body, caller }) {
         const P = 'UpdateUserGlobalMetadataRequest';
         if (body.UserPublicKeyBase58Check === '') throw badRequest(`${P}: Must provide a valid public key.`);
         const readState = body.MessageReadStateUpdatesByContact;
         if (body.Email === '' && readState === undefined && body.ReferralHashBase58 === '') throw badRequest(`${P}: Must provide something to update.`);
-        await verifyJwt(deps, body.UserPublicKeyBase58Check, body.JWT, 'UserPublicKeyBase58Check', `${P}: Invalid token: `);
+        await verifyJwt(deps, caller, body.UserPublicKeyBase58Check, body.JWT, 'UserPublicKeyBase58Check', `${P}: Invalid token: `);
         const pk = decodePublicKey(body.UserPublicKeyBase58Check, network, 'UserPublicKeyBase58Check');
         if (body.Email !== '' && !EMAIL.test(body.Email)) throw badRequest(`${P}: Email is not a valid email address`);
         const contacts = readState === undefined ? undefined : readStateUpdates(readState, network, P);
@@ -391,9 +392,9 @@ export function userRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: "Remove the user's email and phone number from this node (JWT of that user)",
       body: deletePiiBody,
-      async handle({ body }) {
+      async handle({ body, caller }) {
         if (body.PublicKeyBase58Check === '') throw badRequest('DeletePII: PublicKeyBase58Check required');
-        await verifyJwt(deps, body.PublicKeyBase58Check, body.JWT, 'PublicKeyBase58Check', 'DeletePII: error validating JWT: ');
+        await verifyJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, 'PublicKeyBase58Check', 'DeletePII: error validating JWT: ');
         const pk = decodePublicKey(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check');
         await updateUserMetadata(deps.store, pk, (m) => ({ ...m, email: '', emailVerified: false, emailVerification: null, phoneNumber: '', phoneNumberCountryCode: '' }));
         return empty();
@@ -405,10 +406,10 @@ export function userRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'Block or unblock a user on this node (JWT of the blocker); answers the full blocked set',
       body: blockPublicKeyBody,
-      async handle({ body }) {
+      async handle({ body, caller }) {
         const P = 'BlockPublicKey';
         const blocker = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', `${P}: Problem decoding user public key`);
-        await verifyJwt(deps, body.PublicKeyBase58Check, body.JWT, 'PublicKeyBase58Check', `${P}: Invalid token: `);
+        await verifyJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, 'PublicKeyBase58Check', `${P}: Invalid token: `);
         const blocked = decodeKeyOr400(body.BlockPublicKeyBase58Check, network, 'BlockPublicKeyBase58Check', `${P}: Problem decoding public key to block`);
         await setBlocked(deps.store, blocker, blocked, body.Unblock);
         return json({ BlockedPublicKeys: keySetJson(await blockedKeysHex(deps.store, blocker), network) });

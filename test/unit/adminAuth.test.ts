@@ -11,6 +11,7 @@ import type { AppDeps } from '../../server/app.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { ApiError, isApiError } from '../../server/http/errors.js';
 import { authorizeAdmin, DEV_OPEN_ADMIN } from '../../server/http/adminAuth.js';
+import { UNLIMITED_CALLER } from '../../server/http/authenticatedCaller.js';
 import { keyPair } from '../helpers/chainNode.js';
 
 describe('config --dev-open-admin', () => {
@@ -40,22 +41,22 @@ function deps(devOpenAdmin: boolean, verify: () => Promise<void> = () => Promise
 
 describe('authorizeAdmin', () => {
   it('without the flag refuses a request without credentials (401)', async () => {
-    await assert.rejects(authorizeAdmin(deps(false), {}, 'admin'), (e: unknown) => isApiError(e) && e.status === 401);
+    await assert.rejects(authorizeAdmin(deps(false), UNLIMITED_CALLER, {}, 'admin'), (e: unknown) => isApiError(e) && e.status === 401);
   });
   it('with the flag lets in a request without credentials, at both levels, as dev-open-admin, and warns', async () => {
     const warnings: object[] = [];
     const log = { warn: (obj: object) => void warnings.push(obj) };
-    assert.equal(await authorizeAdmin(deps(true), {}, 'admin', log), DEV_OPEN_ADMIN);
-    assert.equal(await authorizeAdmin(deps(true), null, 'superAdmin', log), DEV_OPEN_ADMIN);
+    assert.equal(await authorizeAdmin(deps(true), UNLIMITED_CALLER, {}, 'admin', log), DEV_OPEN_ADMIN);
+    assert.equal(await authorizeAdmin(deps(true), UNLIMITED_CALLER, null, 'superAdmin', log), DEV_OPEN_ADMIN);
     assert.equal(warnings.length, 2, 'each such request is logged');
   });
   it('with the flag names the claimed key (normalized) when it is one, else dev-open-admin', async () => {
     const k = keyPair();
-    assert.equal(await authorizeAdmin(deps(true), { AdminPublicKey: k.pk, JWT: 'x' }, 'superAdmin'), k.pk);
-    assert.equal(await authorizeAdmin(deps(true), { AdminPublicKey: 'tBCnotAKey' }, 'admin'), DEV_OPEN_ADMIN);
+    assert.equal(await authorizeAdmin(deps(true), UNLIMITED_CALLER, { AdminPublicKey: k.pk, JWT: 'x' }, 'superAdmin'), k.pk);
+    assert.equal(await authorizeAdmin(deps(true), UNLIMITED_CALLER, { AdminPublicKey: 'tBCnotAKey' }, 'admin'), DEV_OPEN_ADMIN);
   });
   it('with the flag still fails on errors that are not about credentials', async () => {
     const broken = deps(true, () => Promise.reject(new Error('store unreachable')));
-    await assert.rejects(authorizeAdmin(broken, { AdminPublicKey: keyPair().pk, JWT: 'x' }, 'admin'), /store unreachable/);
+    await assert.rejects(authorizeAdmin(broken, UNLIMITED_CALLER, { AdminPublicKey: keyPair().pk, JWT: 'x' }, 'admin'), /store unreachable/);
   });
 });

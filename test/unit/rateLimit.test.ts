@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { ApiError } from '../../server/http/errors.js';
 import { DEFAULT_RATE_LIMITS, parseRateLimits } from '../../server/http/rateClasses.js';
-import { authenticated } from '../../server/http/authenticatedCaller.js';
 import { clientKey, isLoopback, RateLimiter, rateClassOf, type RateLimiterOptions } from '../../server/http/rateLimit.js';
 import { json, route, type Route } from '../../server/http/route.js';
 import { Router } from '../../server/http/router.js';
@@ -233,15 +232,15 @@ describe('Router with a RateLimiter', () => {
   const routes: Route[] = [
     route({ method: 'POST', path: '/send-thing', summary: 'write', body: echo, handle: (ctx) => json(ctx.body) }),
     route({ method: 'GET', path: '/get-thing', summary: 'read', handle: () => json({ ok: true }) }),
-    // Stands for a JWT route: requireUserJwt calls authenticated() once a token verified.
+    // Stands for a JWT route: requireUserJwt calls caller.authenticated() once a token verified.
     route({
       method: 'POST',
       path: '/update-thing',
       summary: 'write, authenticated',
       body: echo,
-      async handle({ body }) {
+      async handle({ body, caller }) {
         if (body.JWT !== 'good') return json({ error: 'bad token' }, 401);
-        await authenticated(body.SenderPublicKeyBase58Check);
+        await caller.authenticated(body.SenderPublicKeyBase58Check);
         return json({});
       },
     }),
