@@ -58,6 +58,8 @@ const MEMPOOL_ORDER = 'mempool:order';
 const MEMPOOL_VERSION = 'mempool:version';
 const mempoolTxnKey = (hashHex: string): string => `mempool:txn:${hashHex}`;
 const templateKey = (blockId: string): string => `chain:template:${blockId}`;
+/** A template record this process stored this recently is not stored again (`storeTemplateRecord`). */
+const TEMPLATE_REWRITE_AFTER_MS = 1_000;
 
 interface MempoolEntry {
   bytes: Uint8Array;
@@ -540,6 +542,9 @@ export class Chain {
    */
   private templatePath: { key: string; path: Promise<Uint8Array[]> } | null = null;
 
+  /** The template record this process stored last (`storeTemplateRecord`). */
+  private storedTemplate: { blockId: string; ttlMs: number; atMs: number; written: Promise<void> } | null = null;
+
   /**
    * The cached replay brought up to `version` by connecting only what was admitted since
    * (usually through another process), instead of replaying the whole mempool: without this,
@@ -675,8 +680,31 @@ export class Chain {
     // The id names the template's contents: the same tip, time and transactions give the same id.
     const idInput = Buffer.concat([fromHex(tip.hashHex), encodeUvarint(height), encodeUvarint(tstampSecs), ...hashes]);
     const blockId = hex(sha256d(idInput));
-    await this.store.set(templateKey(blockId), record, { ttlMs });
+    await this.storeTemplateRecord(blockId, record, ttlMs);
     return { blockId, record };
+  }
+
+  /**
+   * Stores a template record unless this process stored the same one (same id, so the same
+   * contents) with at least this lifetime less than a second ago: the id changes with the
+   * header's time every second, so a flood of template requests writes the record (up to a
+   * block's size) once a second, not once a request.
+   */
+  private async storeTemplateRecord(blockId: string, record: TemplateRecord, ttlMs: number): Promise<void> {
+    const last = this.storedTemplate;
+    if (last !== null && last.blockId === blockId && last.ttlMs >= ttlMs && this.now() - last.atMs < TEMPLATE_REWRITE_AFTER_MS) {
+      await last.written;
+      return;
+    }
+    const written = this.store.set(templateKey(blockId), record, { ttlMs });
+    const entry = { blockId, ttlMs, atMs: this.now(), written };
+    this.storedTemplate = entry;
+    try {
+      await written;
+    } catch (err) {
+      if (this.storedTemplate === entry) this.storedTemplate = null;
+      throw err;
+    }
   }
 
   /**

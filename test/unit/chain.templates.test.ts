@@ -41,21 +41,22 @@ class CountingCrypto extends InlineCrypto {
 }
 
 /** A store whose reads of template records are counted. */
-function countingStore(store: Store): { store: Store; templateReads: () => number } {
+function countingStore(store: Store): { store: Store; templateReads: () => number; templateWrites: () => number } {
   let reads = 0;
+  let writes = 0;
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
-      if (prop === 'get') {
+      if (prop === 'get' || prop === 'set') {
         return (key: string, ...rest: unknown[]) => {
-          if (key.startsWith('chain:template:')) reads++;
-          return (target.get as (...a: unknown[]) => unknown)(key, ...rest);
+          if (key.startsWith('chain:template:')) prop === 'get' ? reads++ : writes++;
+          return (target[prop] as (...a: unknown[]) => unknown)(key, ...rest);
         };
       }
       const v = Reflect.get(target, prop, receiver) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  return { store: proxy, templateReads: () => reads };
+  return { store: proxy, templateReads: () => reads, templateWrites: () => writes };
 }
 
 describe('merkle path of the first leaf', () => {
@@ -160,6 +161,16 @@ describe('block templates', () => {
       await assert.rejects(chain.submitBlock(alice.pk, header, extraNonce, t.blockId), (e: Error) => e instanceof ChainRequestError && /merkle root does not match/.test(e.message));
     }
     assert.deepEqual(await chain.tip(), tip, 'nothing connected');
+  });
+
+  it('a flood of template requests stores the template record once, not once per request', async () => {
+    const before = counted.templateWrites();
+    const started = Date.now();
+    const ids = new Set((await Promise.all(Array.from({ length: 50 }, () => chain.blockTemplate(key().pk, 1)))).map((t) => t.blockId));
+    // The id (and so the record) changes with the header's time, once a second.
+    const seconds = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1;
+    assert.ok(counted.templateWrites() - before <= seconds, `${counted.templateWrites() - before} writes for ${ids.size} template ids in ${seconds} s`);
+    for (const id of ids) assert.ok(await base.get(`chain:template:${id}`), 'every id a request was given is stored');
   });
 
   it('a new mempool state computes a new path once', async () => {
