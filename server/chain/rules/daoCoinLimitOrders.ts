@@ -17,7 +17,7 @@ import type { TxnEnvelope } from '../txn/envelope.js';
 import { DAOCoinLimitOrderFill, DAOCoinLimitOrderOperation, decodeMetadata, TxnType, type DAOCoinLimitOrderMetadata } from '../txn/metadata.js';
 import { getBalance, setBalance } from '../state/balances.js';
 import { getDAOCoinBalance, getDAOCoinEntry, MAX_UINT256, setDAOCoinBalance } from '../state/daoCoins.js';
-import { deleteOrder, getOrder, isDesoCoin, ordersForPair, putOrder, type DAOCoinLimitOrder } from '../state/daoCoinLimitOrders.js';
+import { bookOrders, deleteOrder, getOrder, isDesoCoin, putOrder, type DAOCoinLimitOrder } from '../state/daoCoinLimitOrders.js';
 import { getProfile } from '../state/profiles.js';
 import type { StateView } from '../state/view.js';
 import type { TxnInfo, TypeHandler } from './connect.js';
@@ -257,9 +257,8 @@ async function matchVerdict(view: StateView, taker: DAOCoinLimitOrder, resting: 
  * `taker.quantityToFillInBaseUnits` is left at what remains.
  */
 async function matchOrder(view: StateView, taker: DAOCoinLimitOrder, balances: OrderBalances): Promise<void> {
-  // Resting orders that buy what the taker sells and sell what it buys.
-  const book = await ordersForPair(view, taker.sellingCreator, taker.buyingCreator);
-  for (const resting of book) {
+  // Resting orders that buy what the taker sells and sell what it buys, read as the match goes.
+  for await (const resting of bookOrders(view, taker.sellingCreator, taker.buyingCreator)) {
     if (taker.quantityToFillInBaseUnits === 0n) break;
     const verdict = await matchVerdict(view, taker, resting);
     // The book is sorted best rate first: once the price fails it fails for the rest.

@@ -83,6 +83,29 @@ async function loadAll(state: StateReader, ids: Uint8Array[]): Promise<DAOCoinLi
   return orders.filter((o): o is DAOCoinLimitOrder => o !== undefined);
 }
 
+/**
+ * Book members read at a time by `bookOrders`: a taker usually crosses a few resting orders,
+ * so a page costs about what the match needs; a taker that crosses many reads more pages.
+ */
+export const BOOK_PAGE = 16;
+
+/**
+ * Open orders buying `buying33` with `selling33`, best first, read a page at a time as the
+ * caller goes on: matching that stops at the first order whose price does not cross reads no
+ * further into the book. The caller may change orders it was given between pages (their
+ * members, and so the next page's start, never move).
+ */
+export async function* bookOrders(state: IndexedStateReader, buying33: Uint8Array, selling33: Uint8Array): AsyncGenerator<DAOCoinLimitOrder> {
+  const key = daoCoinOrderKeys.book(buying33, selling33);
+  let after: string | undefined;
+  for (;;) {
+    const members = await state.indexRange(key, after === undefined ? { limit: BOOK_PAGE } : { gt: after, limit: BOOK_PAGE });
+    yield* await loadAll(state, members.map(lastField));
+    if (members.length < BOOK_PAGE) return;
+    after = members[members.length - 1];
+  }
+}
+
 /** Open orders buying `buying33` with `selling33`, in matching priority (best first). */
 export async function ordersForPair(state: IndexedStateReader, buying33: Uint8Array, selling33: Uint8Array): Promise<DAOCoinLimitOrder[]> {
   const members = await state.indexRange(daoCoinOrderKeys.book(buying33, selling33));
