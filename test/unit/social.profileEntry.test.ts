@@ -13,6 +13,7 @@ import { constructTxn } from '../../server/chain/construct.js';
 import { priceToScaledExchangeRate } from '../../server/chain/daoCoinPrices.js';
 import { connectTransaction, type ConnectContext } from '../../server/chain/rules/connect.js';
 import { setBalance } from '../../server/chain/state/balances.js';
+import { putOrder, type DAOCoinLimitOrder } from '../../server/chain/state/daoCoinLimitOrders.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { decodeTxn } from '../../server/chain/txn/envelope.js';
 import { CreatorCoinOperation, DAOCoinLimitOrderFill, DAOCoinLimitOrderOperation, DAOCoinOperation, TxnType, type TxnMetadata } from '../../server/chain/txn/metadata.js';
@@ -212,6 +213,35 @@ describe('profileEntryResponse', () => {
     assert.deepEqual(r['DAOCoinEntry'], { NumberOfHolders: 1n, CoinsInCirculationNanos: `0x${(1000n * COIN).toString(16)}`, MintingDisabled: false, TransferRestrictionStatus: 'unrestricted' });
     assert.equal(r['BestExchangeRateNativePerDAOCoin'], 0.02, 'the cheapest ask');
     assert.equal(await bestExchangeRateNativePerDAOCoin(view, creator, 0n), 0, 'no holders: the backend does not look');
+  });
+
+  it('finds the best ask of a 2,000-ask book with an unmined ask by reading one book member, not the book', async () => {
+    const ask = (i: number, scaledExchangeRate: bigint): DAOCoinLimitOrder => ({
+      orderId: new Uint8Array(32).fill(i % 256).map((b, j) => (j < 2 ? (i >> (8 * j)) & 0xff : b)),
+      transactor: buyer,
+      buyingCreator: DESO,
+      sellingCreator: creator,
+      scaledExchangeRate,
+      quantityToFillInBaseUnits: COIN,
+      operationType: DAOCoinLimitOrderOperation.ASK,
+      fillType: DAOCoinLimitOrderFill.GOOD_TILL_CANCELLED,
+      blockHeight: 9n,
+    });
+    const mined = StateView.over(store);
+    // Asks at 100 native per coin and a little above.
+    for (let i = 0; i < 2000; i++) putOrder(mined, ask(i, 10n ** 45n - BigInt(i)));
+    await store.commit(mined.ops());
+    const pending = StateView.over(store).child();
+    putOrder(pending, ask(2000, 10n ** 46n)); // 10 native per coin: the best, in the mempool
+    let membersRead = 0;
+    const indexRange = store.indexRange.bind(store);
+    store.indexRange = async (key, range) => {
+      const members = await indexRange(key, range);
+      membersRead += members.length;
+      return members;
+    };
+    assert.equal(await bestExchangeRateNativePerDAOCoin(pending, creator, 1n), 10);
+    assert.ok(membersRead <= 1, `read ${membersRead} book members`);
   });
 
   it('reads IsVerified and the tutorial flags from the node-local keys', async () => {

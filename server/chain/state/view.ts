@@ -5,15 +5,19 @@
  * view, so a transaction that breaks a rule leaves no trace.
  * @module
  */
+import { compareUtf8 } from '../../store/memory.js';
 import type { IndexRange, Store, WriteOp } from '../../store/types.js';
 
 const DELETED = Symbol('deleted');
 type Slot = unknown | typeof DELETED;
+type IndexOp = { op: 'indexAdd' | 'indexRemove'; key: string; members: string[] };
 
 export class StateView {
   private readonly writes = new Map<string, Slot>();
   /** Pending index adds/removes, in the order they were made. */
-  private indexOps: Array<{ op: 'indexAdd' | 'indexRemove'; key: string; members: string[] }> = [];
+  private indexOps: IndexOp[] = [];
+  /** The same ops by index key, so a range read looks at its own index's changes only. */
+  private indexOpsByKey = new Map<string, IndexOp[]>();
   /** Store reads of the root view, so a key is fetched once per view. */
   private readonly cache: Map<string, unknown> | null;
 
@@ -61,44 +65,83 @@ export class StateView {
   }
 
   indexAdd(key: string, members: readonly string[]): void {
-    if (members.length > 0) this.indexOps.push({ op: 'indexAdd', key, members: [...members] });
+    if (members.length > 0) this.pushIndexOp({ op: 'indexAdd', key, members: [...members] });
   }
 
   indexRemove(key: string, members: readonly string[]): void {
-    if (members.length > 0) this.indexOps.push({ op: 'indexRemove', key, members: [...members] });
+    if (members.length > 0) this.pushIndexOp({ op: 'indexRemove', key, members: [...members] });
   }
 
-  /** Members of an index as the store would hold them once this view is committed. */
+  private pushIndexOp(o: IndexOp): void {
+    this.indexOps.push(o);
+    const ofKey = this.indexOpsByKey.get(o.key);
+    if (ofKey === undefined) this.indexOpsByKey.set(o.key, [o]);
+    else ofKey.push(o);
+  }
+
+  /**
+   * Members of an index as the store would hold them once this view is committed. Costs the
+   * page plus this index's pending changes, not the whole range: the store is asked for
+   * `limit` members plus one per pending removal in the range (each can drop at most one of
+   * them), and the pending additions in the range are merged in.
+   */
   async indexRange(key: string, range: IndexRange = {}): Promise<string[]> {
+    const changes = this.pendingIndexChanges(key);
+    if (changes.size === 0) return this.store.indexRange(key, range);
     const { limit, reverse, ...bounds } = range;
+    const inRange = (m: string): boolean =>
+      (bounds.gte === undefined || compareUtf8(m, bounds.gte) >= 0) &&
+      (bounds.gt === undefined || compareUtf8(m, bounds.gt) > 0) &&
+      (bounds.lte === undefined || compareUtf8(m, bounds.lte) <= 0) &&
+      (bounds.lt === undefined || compareUtf8(m, bounds.lt) < 0);
+    const added: string[] = [];
+    const removed = new Set<string>();
+    for (const [m, present] of changes) if (inRange(m)) (present ? added.push(m) : removed.add(m));
+    // An invalid limit reaches the store as is, which rejects it as it would without changes.
+    const fetch = limit === undefined || !Number.isSafeInteger(limit) || limit < 0 ? limit : limit + removed.size;
+    const base = await this.store.indexRange(key, { ...bounds, reverse, limit: fetch });
+    // Both lists in the requested order (the store's: UTF-8 byte order), merged without duplicates.
+    const order = reverse ? (a: string, b: string) => compareUtf8(b, a) : compareUtf8;
+    added.sort(order);
+    const max = limit ?? Infinity;
+    const out: string[] = [];
+    let i = 0;
+    let j = 0;
+    while (out.length < max && (i < base.length || j < added.length)) {
+      if (i < base.length && removed.has(base[i]!)) {
+        i++;
+        continue;
+      }
+      const c = i === base.length ? 1 : j === added.length ? -1 : order(base[i]!, added[j]!);
+      if (c <= 0) out.push(base[i++]!);
+      else out.push(added[j++]!);
+      if (c === 0) j++;
+    }
+    return out;
+  }
+
+  /** This index's pending changes through the view chain: each member touched, and whether it ends up present. */
+  private pendingIndexChanges(key: string): Map<string, boolean> {
     const chain: StateView[] = [];
     for (let v: StateView | null = this; v !== null; v = v.parent) chain.unshift(v);
-    const pending = chain.flatMap((v) => v.indexOps.filter((o) => o.key === key));
-    let members = await this.store.indexRange(key, bounds);
-    if (pending.length > 0) {
-      const set = new Set(members);
-      for (const o of pending) for (const m of o.members) (o.op === 'indexAdd' ? set.add(m) : set.delete(m));
-      const inRange = (m: string): boolean =>
-        (bounds.gte === undefined || m >= bounds.gte) && (bounds.gt === undefined || m > bounds.gt) && (bounds.lte === undefined || m <= bounds.lte) && (bounds.lt === undefined || m < bounds.lt);
-      // Byte order of UTF-8, as the stores sort.
-      members = [...set].filter(inRange).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    }
-    if (reverse) members.reverse();
-    return limit === undefined ? members : members.slice(0, limit);
+    const changes = new Map<string, boolean>();
+    for (const v of chain) for (const o of v.indexOpsByKey.get(key) ?? []) for (const m of o.members) changes.set(m, o.op === 'indexAdd');
+    return changes;
   }
 
   /** Moves this view's writes into its parent. */
   commitTo(): void {
     if (this.parent === null) throw new Error('the root view has no parent; use ops()');
     for (const [k, v] of this.writes) this.parent.writes.set(k, v);
-    this.parent.indexOps.push(...this.indexOps);
+    for (const o of this.indexOps) this.parent.pushIndexOp(o);
     this.writes.clear();
     this.indexOps = [];
+    this.indexOpsByKey = new Map();
   }
 
   /** Keys this view itself wrote (values and indexes), before `commitTo`: what its transaction changed. */
   writtenKeys(): string[] {
-    return [...new Set([...this.writes.keys(), ...this.indexOps.map((o) => o.key)])];
+    return [...new Set([...this.writes.keys(), ...this.indexOpsByKey.keys()])];
   }
 
   /** This view's writes as store operations (for the root view: everything to persist). */

@@ -1,0 +1,109 @@
+/**
+ * A DM page through the pending view (tip plus mempool, chain/state/view.ts) on a private
+ * Redis: the view's range read (the page, plus the pending changes merged in) against the
+ * former one (the whole range read from the store, the pending changes applied, then cut to
+ * the page), in the same run, for threads of 10 and 20,000 messages, with and without one
+ * unmined message. Messages are written to the store directly (no transactions): only the read
+ * is measured. Each sample is `dmMessagesPage` (10 newest messages: the index read and the
+ * records) on a fresh view, as a request gets one; p50 of 150 after 10 warm-up reads.
+ *
+ * The last line is one JSON object: p50 ms per case, former and now.
+ *
+ * Last results, 2026-11-25, 2-core sandbox under load (load average ~7), p50 ms former → now:
+ * thread 10: 1.61 → 1.49, with one unmined message 0.60 → 0.47; thread 20,000: 20.31 → 0.41,
+ * with one unmined message 33.05 → 0.37 (two earlier runs: 41.34 → 0.48, 40.43 → 3.04 with the
+ * readers interleaved, the former one's garbage landing in the other's samples).
+ * @module
+ */
+import { pathToFileURL } from 'node:url';
+import { groupId } from '../server/chain/state/accessGroups.js';
+import { dmMessagesPage, putDmMessage, type NewMessageRecord } from '../server/chain/state/messages.js';
+import type { StateIndexReader } from '../server/chain/state/accessGroups.js';
+import { StateView } from '../server/chain/state/view.js';
+import { RedisStore } from '../server/store/index.js';
+import type { IndexRange, Store, WriteOp } from '../server/store/types.js';
+import { startRedisServer } from '../test/helpers/redisServer.js';
+
+const PAGE = 10;
+const SAMPLES = 150;
+
+/** The former StateView.indexRange, over the store and the root view's pending ops. */
+async function wholeRangeIndexRange(store: Store, ops: readonly WriteOp[], key: string, range: IndexRange = {}): Promise<string[]> {
+  const { limit, reverse, ...bounds } = range;
+  const pending = ops.filter((o): o is Extract<WriteOp, { op: 'indexAdd' | 'indexRemove' }> => (o.op === 'indexAdd' || o.op === 'indexRemove') && o.key === key);
+  let members = await store.indexRange(key, bounds);
+  if (pending.length > 0) {
+    const set = new Set(members);
+    for (const o of pending) for (const m of o.members) (o.op === 'indexAdd' ? set.add(m) : set.delete(m));
+    const inRange = (m: string): boolean =>
+      (bounds.gte === undefined || m >= bounds.gte) && (bounds.gt === undefined || m > bounds.gt) && (bounds.lte === undefined || m <= bounds.lte) && (bounds.lt === undefined || m < bounds.lt);
+    members = [...set].filter(inRange).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  }
+  if (reverse) members.reverse();
+  return limit === undefined ? members : members.slice(0, limit);
+}
+
+function message(sender: Uint8Array, recipient: Uint8Array, ts: bigint): NewMessageRecord {
+  const name = new Uint8Array(Buffer.from('default-key'));
+  return {
+    senderAccessGroupOwnerPublicKey: sender,
+    senderAccessGroupKeyName: name,
+    senderAccessGroupPublicKey: sender,
+    recipientAccessGroupOwnerPublicKey: recipient,
+    recipientAccessGroupKeyName: name,
+    recipientAccessGroupPublicKey: recipient,
+    encryptedText: new Uint8Array(120).fill(Number(ts % 251n)),
+    timestampNanos: ts,
+    extraData: [],
+  };
+}
+
+const pk = (b: number): Uint8Array => new Uint8Array(33).fill(b).fill(2, 0, 1);
+const p50 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export async function run(): Promise<void> {
+  const redis = await startRedisServer();
+  const store = await RedisStore.connect({ url: redis.url, keyPrefix: 'vb:' });
+  const results: Record<string, { formerMs: number; nowMs: number }> = {};
+  try {
+    for (const size of [10, 20_000]) {
+      const [a, b] = [pk(size === 10 ? 3 : 4), pk(size === 10 ? 5 : 6)];
+      for (let from = 0; from < size; from += 1000) {
+        const v = StateView.over(store);
+        for (let i = from; i < Math.min(size, from + 1000); i++) putDmMessage(v, message(i % 2 ? a : b, i % 2 ? b : a, 1_000_000n + BigInt(i)));
+        await store.commit(v.ops());
+      }
+      const ga = groupId(a, new Uint8Array(Buffer.from('default-key')));
+      const gb = groupId(b, new Uint8Array(Buffer.from('default-key')));
+      for (const unmined of [0, 1]) {
+        const times: Record<'former' | 'now', number[]> = { former: [], now: [] };
+        // One block per reader (the former one's garbage would land in the other's samples), 10 warm-up reads each.
+        for (const which of ['former', 'now'] as const) {
+          for (let s = -10; s < SAMPLES; s++) {
+            const root = StateView.over(store);
+            if (unmined) putDmMessage(root, message(a, b, 1_000_000n + BigInt(size)));
+            const view = root.child();
+            const ops = root.ops();
+            const reader: StateIndexReader = which === 'now' ? view : { get: (k) => view.get(k), indexRange: (k, r) => wholeRangeIndexRange(store, ops, k, r) };
+            const t0 = performance.now();
+            const page = await dmMessagesPage(reader, ga, gb, { before: 1n << 62n, limit: PAGE });
+            if (s >= 0) times[which].push(performance.now() - t0);
+            if (page.length !== PAGE || page[0]!.timestampNanos !== 1_000_000n + BigInt(size - 1 + unmined)) throw new Error('wrong page');
+          }
+        }
+        const [former, now] = [times.former, times.now];
+        const name = `thread ${size}, unmined ${unmined}`;
+        results[name] = { formerMs: +p50(former).toFixed(2), nowMs: +p50(now).toFixed(2) };
+        console.log(`${name.padEnd(28)} former ${p50(former).toFixed(2).padStart(7)} ms   now ${p50(now).toFixed(2).padStart(6)} ms   (p50 of ${SAMPLES})`);
+      }
+    }
+    console.log(JSON.stringify(results));
+  } finally {
+    await store.close();
+    await redis.stop();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await run();
+}

@@ -1,0 +1,140 @@
+// Index range reads through a state view (tip plus pending changes): the same answers as
+// reading the whole range and applying the pending changes (the view's former implementation,
+// kept below as the model) for random indexes, pending adds and removes over nested views,
+// bounds, directions and limits; and a page costs the page, not the index.
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { StateView } from '../../server/chain/state/view.js';
+import { MemoryStore } from '../../server/store/memory.js';
+import type { IndexRange, Store } from '../../server/store/types.js';
+
+type PendingOp = { op: 'indexAdd' | 'indexRemove'; key: string; members: string[] };
+
+/** The former StateView.indexRange: the whole range from the store, changes applied, then sorted, reversed and cut. */
+async function wholeRangeModel(store: Store, pending: readonly PendingOp[], key: string, range: IndexRange): Promise<string[]> {
+  const { limit, reverse, ...bounds } = range;
+  const ops = pending.filter((o) => o.key === key);
+  let members = await store.indexRange(key, bounds);
+  if (ops.length > 0) {
+    const set = new Set(members);
+    for (const o of ops) for (const m of o.members) (o.op === 'indexAdd' ? set.add(m) : set.delete(m));
+    const inRange = (m: string): boolean =>
+      (bounds.gte === undefined || m >= bounds.gte) && (bounds.gt === undefined || m > bounds.gt) && (bounds.lte === undefined || m <= bounds.lte) && (bounds.lt === undefined || m < bounds.lt);
+    members = [...set].filter(inRange).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  }
+  if (reverse) members.reverse();
+  return limit === undefined ? members : members.slice(0, limit);
+}
+
+/** Counts the members the store hands back to index range reads. */
+function countingStore(): { store: MemoryStore; read: () => number } {
+  const store = new MemoryStore();
+  const inner = store.indexRange.bind(store);
+  let read = 0;
+  store.indexRange = async (key, range) => {
+    const members = await inner(key, range);
+    read += members.length;
+    return members;
+  };
+  return { store, read: () => read };
+}
+
+const KEY = 'idx';
+const OTHER = 'other';
+// Characters whose UTF-16 order is their UTF-8 byte order, so the model's plain `<` bounds agree;
+// few enough members (30) that pending changes often hit stored ones and the page.
+const member = fc.string({ unit: fc.constantFrom('0', 'a', 'b', 'é', '中'), minLength: 1, maxLength: 2 });
+const bound = fc.option(fc.record({ inclusive: fc.boolean(), value: member }), { nil: undefined });
+const levelOps = fc.array(
+  fc.record({ op: fc.constantFrom<'indexAdd' | 'indexRemove'>('indexAdd', 'indexRemove'), key: fc.constantFrom(KEY, KEY, KEY, OTHER), members: fc.array(member, { minLength: 1, maxLength: 4 }) }),
+  { maxLength: 8 },
+);
+
+describe('StateView.indexRange', () => {
+  const stores: MemoryStore[] = [];
+  after(async () => {
+    for (const s of stores) await s.close();
+  });
+
+  it('answers as the whole range with the pending changes applied would (random indexes, changes over nested views, bounds, direction, limit)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(member, { maxLength: 30 }),
+        fc.array(member, { maxLength: 5 }),
+        fc.array(levelOps, { minLength: 1, maxLength: 3 }),
+        bound,
+        bound,
+        fc.boolean(),
+        fc.option(fc.nat({ max: 12 }), { nil: undefined }),
+        async (base, otherBase, levels, lower, upper, reverse, limit) => {
+          const store = new MemoryStore();
+          stores.push(store);
+          await store.commit([
+            { op: 'indexAdd', key: KEY, members: base.length > 0 ? base : ['m'] },
+            { op: 'indexAdd', key: OTHER, members: otherBase.length > 0 ? otherBase : ['m'] },
+          ]);
+          // Root, child, grandchild: each level's changes in its own view, as the mempool replay and a read's child view hold them.
+          let view = StateView.over(store);
+          for (const [i, ops] of levels.entries()) {
+            if (i > 0) view = view.child();
+            for (const o of ops) view[o.op](o.key, o.members);
+          }
+          const range: IndexRange = {};
+          if (lower !== undefined) range[lower.inclusive ? 'gte' : 'gt'] = lower.value;
+          if (upper !== undefined) range[upper.inclusive ? 'lte' : 'lt'] = upper.value;
+          if (reverse) range.reverse = true;
+          if (limit !== undefined) range.limit = limit;
+          const pending = levels.flat();
+          for (const key of [KEY, OTHER]) {
+            assert.deepEqual(await view.indexRange(key, range), await wholeRangeModel(store, pending, key, range), JSON.stringify({ key, range }));
+          }
+          await store.close();
+          stores.pop();
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('orders and bounds pending members as the store does (UTF-8 bytes: astral characters above U+E000-U+FFFF)', async () => {
+    const { store } = countingStore();
+    stores.push(store);
+    await store.commit([{ op: 'indexAdd', key: KEY, members: ['a\ue000', 'a\u{1f600}'] }]);
+    const view = StateView.over(store).child();
+    view.indexAdd(KEY, ['a\uffff', 'a\u{10000}']);
+    assert.deepEqual(await view.indexRange(KEY), ['a\ue000', 'a\uffff', 'a\u{10000}', 'a\u{1f600}']);
+    assert.deepEqual(await view.indexRange(KEY, { gt: 'a\uffff' }), ['a\u{10000}', 'a\u{1f600}']);
+    assert.deepEqual(await view.indexRange(KEY, { lt: 'a\u{10000}', reverse: true, limit: 1 }), ['a\uffff']);
+  });
+
+  it('reads a 10-member page of a 20,000-member index with one pending change as about 10 members from the store, not 20,000', async () => {
+    const { store, read } = countingStore();
+    stores.push(store);
+    const ts = (i: number): string => i.toString(16).padStart(16, '0');
+    await store.commit([{ op: 'indexAdd', key: KEY, members: Array.from({ length: 20_000 }, (_, i) => ts(i)) }]);
+    const root = StateView.over(store);
+    root.indexAdd(KEY, [ts(20_000)]); // one unmined message, newest
+    const view = root.child();
+
+    let before = read();
+    assert.deepEqual(await view.indexRange(KEY, { reverse: true, limit: 10 }), [ts(20_000), ...Array.from({ length: 9 }, (_, i) => ts(19_999 - i))]);
+    assert.ok(read() - before <= 10, `newest page read ${read() - before} members`);
+
+    // An older page (below a cursor) and the oldest page: the pending member is outside or behind them.
+    before = read();
+    assert.deepEqual(await view.indexRange(KEY, { lt: ts(15_000), reverse: true, limit: 10 }), Array.from({ length: 10 }, (_, i) => ts(14_999 - i)));
+    assert.deepEqual(await view.indexRange(KEY, { limit: 10 }), Array.from({ length: 10 }, (_, i) => ts(i)));
+    assert.ok(read() - before <= 20, `older pages read ${read() - before} members`);
+
+    // A pending removal inside the page costs one more member, and the page stays full.
+    view.indexRemove(KEY, [ts(19_995)]);
+    before = read();
+    const page = await view.indexRange(KEY, { reverse: true, limit: 10 });
+    assert.deepEqual(page, [ts(20_000), ...[19_999, 19_998, 19_997, 19_996, 19_994, 19_993, 19_992, 19_991, 19_990].map(ts)]);
+    assert.ok(read() - before <= 11, `page with a removal read ${read() - before} members`);
+
+    // Without a limit the whole range is still the answer.
+    assert.equal((await view.indexRange(KEY)).length, 20_000);
+  });
+});
