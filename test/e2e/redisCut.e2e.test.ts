@@ -106,7 +106,10 @@ function traffic(): { answers: Answer[]; stop: () => Promise<void> } {
 /** Cuts the link for `cutMs` under traffic, restores it, and checks every answer and the timings. */
 async function cutAndRestore(t: TestContext, mode: CutMode, cutMs: number): Promise<void> {
   const load = traffic();
-  await sleep(500);
+  // Cut once both routes have answered 200 under this traffic (a loaded machine may take longer than a fixed pause).
+  const warm = (): boolean => (['users', 'health'] as const).every((r) => load.answers.some((a) => a.route === r && a.status === 200));
+  for (const deadline = performance.now() + 15_000; !warm() && performance.now() < deadline; ) await sleep(50);
+  await sleep(200);
   const cutAt = performance.now();
   proxy.cut(mode);
   await sleep(cutMs);
