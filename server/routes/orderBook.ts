@@ -5,6 +5,10 @@
  * `DAOCoin2CreatorPublicKeyBase58CheckOrUsername` (the spec's `…OrUsername2` reads as a typo of
  * it; both are accepted) and the reference's `…PublicKeyBase58Check` names.
  *
+ * Paging (an addition): `NumToFetch` (1..1,000) answers one page of the same list with
+ * `NextStartAfter` (null on the last page), to send back as `StartAfter`; without it, every
+ * order, as the reference.
+ *
  * State: `TxnStatus` as in the reference — absent, `""` or `InMempool` reads the pending view
  * (tip plus mempool, so an order shows as soon as it is accepted), `Committed` the mined state.
  */
@@ -14,7 +18,7 @@ import { cachedRoute, type ChainReads } from '../social/readCache.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { isNativeIdentifier, pairOrders, resolveCoin, resolveUser, transactorOrders } from '../social/orderBook.js';
+import { isNativeIdentifier, MAX_ORDERS_PER_PAGE, pairOrders, pairOrdersPage, resolveCoin, resolveUser, transactorOrders } from '../social/orderBook.js';
 
 const ID = { maxLength: 200 };
 const TXN_STATUSES = ['InMempool', 'Committed'] as const;
@@ -26,6 +30,10 @@ export const getDAOCoinLimitOrdersBody = v.object({
   DAOCoin1CreatorPublicKeyBase58Check: v.optional(v.string(ID)),
   DAOCoin2CreatorPublicKeyBase58Check: v.optional(v.string(ID)),
   TxnStatus: v.optional(v.string({ maxLength: 20 }), ''),
+  /** Paging (not in the reference, which always answers every order): orders per page. */
+  NumToFetch: v.optional(v.int(1, MAX_ORDERS_PER_PAGE)),
+  /** The previous page's `NextStartAfter`. */
+  StartAfter: v.optional(v.string({ maxLength: 300 })),
 });
 
 export const getTransactorDAOCoinLimitOrdersBody = v.object({
@@ -56,7 +64,7 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
     cachedRoute(deps, {
       method: 'POST',
       path: '/get-dao-coin-limit-orders',
-      summary: 'All open limit orders between two coins, both directions (spec §4.5)',
+      summary: 'All open limit orders between two coins, both directions (spec §4.5); with NumToFetch, one page of them and NextStartAfter',
       body: getDAOCoinLimitOrdersBody,
       async handle({ body }, chainState) {
         const P = 'GetDAOCoinLimitOrders: ';
@@ -74,7 +82,12 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
           resolveCoin(state, coin1, network, `${P}Invalid DAOCoin1CreatorPublicKeyBase58CheckOrUsername: `),
           resolveCoin(state, coin2, network, `${P}Invalid DAOCoin2CreatorPublicKeyBase58CheckOrUsername: `),
         ]);
-        return json({ Orders: await pairOrders(state, pk1, pk2, network) });
+        if (body.NumToFetch === undefined) {
+          if (body.StartAfter !== undefined) throw badRequest(`${P}StartAfter needs NumToFetch (the page size)`);
+          return json({ Orders: await pairOrders(state, pk1, pk2, network) });
+        }
+        const page = await pairOrdersPage(state, pk1, pk2, network, { numToFetch: body.NumToFetch, startAfter: body.StartAfter ?? null }, P);
+        return json({ Orders: page.orders, NextStartAfter: page.next });
       },
     }),
     cachedRoute(deps, {

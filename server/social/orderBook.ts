@@ -13,7 +13,7 @@
  * @module
  */
 import { orderResponse, PriceConversionError, type DAOCoinLimitOrderEntryResponse } from '../chain/daoCoinPrices.js';
-import { DESO_COIN, isDesoCoin, ordersForPair, ordersForTransactor, type DAOCoinLimitOrder } from '../chain/state/daoCoinLimitOrders.js';
+import { DESO_COIN, isBookMember, isDesoCoin, ordersForPair, ordersForTransactor, pairBookPage, type DAOCoinLimitOrder } from '../chain/state/daoCoinLimitOrders.js';
 import type { IndexedStateReader } from '../chain/state/daoCoins.js';
 import { publicKeyForUsername } from '../chain/state/profiles.js';
 import type { StateReader } from '../chain/state/reader.js';
@@ -102,6 +102,66 @@ function entries(orders: DAOCoinLimitOrder[], network: Network): OrderEntryRespo
 export async function pairOrders(state: IndexedStateReader, coin1: Uint8Array, coin2: Uint8Array, network: Network): Promise<OrderEntryResponse[]> {
   const [a, b] = await Promise.all([ordersForPair(state, coin1, coin2), ordersForPair(state, coin2, coin1)]);
   return entries([...a, ...b], network);
+}
+
+/** Most orders one page of a pair's book may ask for (`NumToFetch`). */
+export const MAX_ORDERS_PER_PAGE = 1_000;
+
+/**
+ * One page of `pairOrders`' list: up to `numToFetch` orders in the same order (the book buying
+ * coin1 with coin2, then the other), after `startAfter`, the cursor a previous page answered
+ * as `next` (null: from the start; `next` null: this was the last page). A page reads its
+ * orders and one book member more, whatever the size of the books.
+ * @throws {ApiError} 400 for a cursor this function did not make
+ */
+export async function pairOrdersPage(
+  state: IndexedStateReader,
+  coin1: Uint8Array,
+  coin2: Uint8Array,
+  network: Network,
+  page: { numToFetch: number; startAfter: string | null },
+  fail: string,
+): Promise<{ orders: OrderEntryResponse[]; next: string | null }> {
+  const books: Array<[Uint8Array, Uint8Array]> = [
+    [coin1, coin2],
+    [coin2, coin1],
+  ];
+  let { side, after } = parseCursor(page.startAfter, fail);
+  const orders: DAOCoinLimitOrder[] = [];
+  let next: string | null = null;
+  while (side < books.length) {
+    const [buying, selling] = books[side]!;
+    const want = page.numToFetch - orders.length;
+    if (want === 0) {
+      // Full at the end of a book: another page only if a later book has an order.
+      const rest = await pairBookPage(state, buying, selling, after, 0);
+      if (rest.more) next = `${side}:${after ?? ''}`;
+      if (rest.more || side === books.length - 1) break;
+      side++;
+      after = undefined;
+      continue;
+    }
+    const got = await pairBookPage(state, buying, selling, after, want);
+    orders.push(...got.orders);
+    if (got.more) {
+      next = `${side}:${got.last}`;
+      break;
+    }
+    side++;
+    after = undefined;
+  }
+  return { orders: entries(orders, network), next };
+}
+
+/** A `pairOrdersPage` cursor: `<book 0|1>:<book member or empty for its start>`. */
+function parseCursor(cursor: string | null, fail: string): { side: number; after: string | undefined } {
+  if (cursor === null || cursor === '') return { side: 0, after: undefined };
+  const side = cursor[0] === '0' ? 0 : cursor[0] === '1' ? 1 : -1;
+  const member = cursor.slice(2);
+  if (side === -1 || cursor[1] !== ':' || (member !== '' && !isBookMember(member))) {
+    throw badRequest(`${fail}StartAfter is not a cursor this node answered as NextStartAfter`);
+  }
+  return { side, after: member === '' ? undefined : member };
 }
 
 /** A transactor's open orders, optionally only those buying and/or selling a given coin. */

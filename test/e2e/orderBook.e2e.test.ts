@@ -89,7 +89,8 @@ type Case = RouteCase<Ctx>;
 const table = routeTable<Ctx>();
 
 const ordersOf = (r: J): J[] => {
-  assert.deepEqual(Object.keys(r), ['Orders'], 'the response is {Orders}');
+  // {Orders}, as the reference; a page (NumToFetch) adds its cursor.
+  assert.deepEqual(Object.keys(r), 'NextStartAfter' in r ? ['Orders', 'NextStartAfter'] : ['Orders'], 'the response is {Orders}');
   assert.ok(Array.isArray(r['Orders']), 'Orders is an array');
   return r['Orders'] as J[];
 };
@@ -175,6 +176,18 @@ function suite(store: 'memory' | 'redis'): void {
       { name: 'a missing side is refused', body: (c) => ({ DAOCoin1CreatorPublicKeyBase58CheckOrUsername: c.creator.pk }), error: { re: /^GetDAOCoinLimitOrders: DAOCoin2CreatorPublicKeyBase58CheckOrUsername is required/ } },
       { name: 'an unknown TxnStatus is refused', body: (c) => pair(c.creator.pk, '', { TxnStatus: 'Soon' }), error: { re: /^GetDAOCoinLimitOrders: Invalid TxnStatus: Soon\. Options are \{InMempool, Committed\}\.$/ } },
       { name: 'a side that is not a string is refused', body: () => pair('', 5 as unknown as string), error: { re: /DAOCoin2CreatorPublicKeyBase58CheckOrUsername: expected a string/ } },
+      {
+        name: 'NumToFetch 2: the first page of the same list, and NextStartAfter',
+        body: (c) => pair(c.creator.pk, '', { NumToFetch: 2 }),
+        check: (r, c) => {
+          assert.deepEqual(idsOf(r), creatorVsNative(c).slice(0, 2));
+          assert.equal(typeof r['NextStartAfter'], 'string');
+        },
+      },
+      { name: 'NumToFetch 3: the whole list, NextStartAfter null', body: (c) => pair(c.creator.pk, '', { NumToFetch: 3 }), check: (r, c) => (assert.deepEqual(idsOf(r), creatorVsNative(c)), assert.equal(r['NextStartAfter'], null)) },
+      { name: 'StartAfter without NumToFetch is refused', body: (c) => pair(c.creator.pk, '', { StartAfter: '0:' }), error: { re: /^GetDAOCoinLimitOrders: StartAfter needs NumToFetch/ } },
+      { name: 'a StartAfter the node did not answer is refused', body: (c) => pair(c.creator.pk, '', { NumToFetch: 2, StartAfter: 'nope' }), error: { re: /^GetDAOCoinLimitOrders: StartAfter is not a cursor/ } },
+      { name: 'NumToFetch above 1,000 is refused', body: (c) => pair(c.creator.pk, '', { NumToFetch: 1001 }), error: { re: /NumToFetch/ } },
     ]);
 
     const transactor = (who: string, extra: J = {}): J => ({ TransactorPublicKeyBase58CheckOrUsername: who, ...extra });

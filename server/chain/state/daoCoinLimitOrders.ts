@@ -106,6 +106,30 @@ export async function* bookOrders(state: IndexedStateReader, buying33: Uint8Arra
   }
 }
 
+/**
+ * Up to `limit` open orders buying `buying33` with `selling33`, best first, after the book
+ * member `after` (from the start when undefined), with the last member read (a page cursor)
+ * and whether the book goes on past it.
+ */
+export async function pairBookPage(
+  state: IndexedStateReader,
+  buying33: Uint8Array,
+  selling33: Uint8Array,
+  after: string | undefined,
+  limit: number,
+): Promise<{ orders: DAOCoinLimitOrder[]; last: string | undefined; more: boolean }> {
+  const key = daoCoinOrderKeys.book(buying33, selling33);
+  // One member past the page tells whether there is another page.
+  const members = await state.indexRange(key, after === undefined ? { limit: limit + 1 } : { gt: after, limit: limit + 1 });
+  const page = members.slice(0, limit);
+  return { orders: await loadAll(state, page.map(lastField)), last: page[page.length - 1] ?? after, more: members.length > limit };
+}
+
+/** Whether `member` has the shape of a pair-book member (`bookMember`). */
+export function isBookMember(member: string): boolean {
+  return /^[0-9a-f]{64}:[0-9a-f]{16}:[0-9a-f]{64}:[0-9a-f]{64}$/.test(member);
+}
+
 /** Open orders buying `buying33` with `selling33`, in matching priority (best first). */
 export async function ordersForPair(state: IndexedStateReader, buying33: Uint8Array, selling33: Uint8Array): Promise<DAOCoinLimitOrder[]> {
   const members = await state.indexRange(daoCoinOrderKeys.book(buying33, selling33));
