@@ -2,11 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Store } from '../store/types.js';
 
-const KEY_PREFIX = 'node:process:';
+/**
+ * One expiring map holding every process's entry: node-info reads it in one store operation,
+ * whatever else the store holds (a SCAN for per-process keys walked every key of the chain).
+ */
+const MAP_KEY = 'node:processes';
 
 /** How often a process renews its entry, and how long an entry outlives a silent process. */
 export const HEARTBEAT_INTERVAL_MS = 2_000;
-export const HEARTBEAT_TTL_MS = 3 * HEARTBEAT_INTERVAL_MS;
+const TTL_BEATS = 3;
+export const HEARTBEAT_TTL_MS = TTL_BEATS * HEARTBEAT_INTERVAL_MS;
 
 export interface ProcessEntry {
   ProcessId: string;
@@ -32,13 +37,15 @@ export class ProcessRegistry {
     private readonly store: Store,
     readonly processId: string,
     private readonly log: Logger,
+    /** How often to renew the entry (tests shorten it); it outlives a silent process by three. */
+    private readonly intervalMs: number = HEARTBEAT_INTERVAL_MS,
   ) {}
 
   async start(): Promise<void> {
     await this.beat();
     this.timer = setInterval(() => {
       this.beat().catch((err: Error) => this.log.warn({ msg: err.message }, 'heartbeat failed'));
-    }, HEARTBEAT_INTERVAL_MS);
+    }, this.intervalMs);
     this.timer.unref();
   }
 
@@ -49,20 +56,17 @@ export class ProcessRegistry {
       StartedAtUnixMs: this.startedAt,
       LastSeenUnixMs: Date.now(),
     };
-    return this.store.set(KEY_PREFIX + this.processId, entry, { ttlMs: HEARTBEAT_TTL_MS });
+    return this.store.mapSet(MAP_KEY, this.processId, entry, TTL_BEATS * this.intervalMs);
   }
 
   /** Live processes, oldest first. */
   async list(): Promise<ProcessEntry[]> {
-    const keys = await this.store.keys(KEY_PREFIX, 1_000);
-    const entries = await this.store.getMany<ProcessEntry>(keys);
-    return entries
-      .filter((e): e is ProcessEntry => e !== undefined)
-      .sort((a, b) => a.StartedAtUnixMs - b.StartedAtUnixMs || a.ProcessId.localeCompare(b.ProcessId));
+    const entries = await this.store.mapEntries<ProcessEntry>(MAP_KEY);
+    return [...entries.values()].sort((a, b) => a.StartedAtUnixMs - b.StartedAtUnixMs || a.ProcessId.localeCompare(b.ProcessId));
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
-    await this.store.delete(KEY_PREFIX + this.processId).catch(() => undefined);
+    await this.store.mapDelete(MAP_KEY, this.processId).catch(() => undefined);
   }
 }

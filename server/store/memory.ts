@@ -17,6 +17,7 @@ import {
   type WriteOp,
 } from './types.js';
 import {
+  assertEntryTtl,
   assertIncrement,
   assertKeys,
   assertLimit,
@@ -48,6 +49,13 @@ interface StoredValue {
   bytes: Buffer;
   /** Epoch ms after which the value is gone; undefined = no expiry. */
   expiresAt: number | undefined;
+}
+
+/** One entry of an expiring map (mapSet). */
+interface MapEntry {
+  bytes: Buffer;
+  /** Epoch ms after which the entry is gone. */
+  expiresAt: number;
 }
 
 interface Subscription {
@@ -102,6 +110,8 @@ export class MemoryStore implements Store {
   private readonly counters = new Map<string, number>();
   /** Each index is kept sorted by compareUtf8, without duplicates. */
   private readonly indexes = new Map<string, string[]>();
+  /** Expiring maps (mapSet), a kind of their own: each entry has its own expiry. */
+  private readonly maps = new Map<string, Map<string, MapEntry>>();
   /** Token buckets (takeTokens), a kind of their own; every one expires. */
   private readonly buckets = new Map<string, StoredBucket>();
   private readonly channels = new Map<string, Set<Subscription>>();
@@ -227,6 +237,38 @@ export class MemoryStore implements Store {
     return out;
   }
 
+  async mapSet(key: string, field: string, value: unknown, ttlMs: number): Promise<void> {
+    this.assertOpen();
+    assertName(key, 'key');
+    assertName(field, 'field');
+    const expiresAt = Date.now() + assertEntryTtl(ttlMs);
+    const bytes = Buffer.from(encodeValue(value)); // a copy, as in applySet
+    let map = this.maps.get(key);
+    if (map === undefined) {
+      map = new Map();
+      this.maps.set(key, map);
+    }
+    map.set(field, { bytes, expiresAt });
+  }
+
+  async mapDelete(key: string, field: string): Promise<boolean> {
+    this.assertOpen();
+    assertName(key, 'key');
+    assertName(field, 'field');
+    const map = this.liveEntries(key);
+    const removed = map?.delete(field) ?? false;
+    if (map?.size === 0) this.maps.delete(key);
+    return removed;
+  }
+
+  async mapEntries<T = unknown>(key: string): Promise<Map<string, T>> {
+    this.assertOpen();
+    assertName(key, 'key');
+    const out = new Map<string, T>();
+    for (const [field, entry] of this.liveEntries(key) ?? []) out.set(field, decodeValue(entry.bytes) as T);
+    return out;
+  }
+
   async takeTokens(key: string, opts: TakeTokensOptions): Promise<TokenTake> {
     this.assertOpen();
     assertName(key, 'key');
@@ -295,6 +337,7 @@ export class MemoryStore implements Store {
     this.expiring.clear();
     this.counters.clear();
     this.indexes.clear();
+    this.maps.clear();
     this.buckets.clear();
     this.channels.clear();
   }
@@ -314,8 +357,19 @@ export class MemoryStore implements Store {
     return entry;
   }
 
+  /** The map at `key` without its expired entries (dropped on the way, as is an emptied map). */
+  private liveEntries(key: string): Map<string, MapEntry> | undefined {
+    const map = this.maps.get(key);
+    if (map === undefined) return undefined;
+    const now = Date.now();
+    for (const [field, entry] of map) if (entry.expiresAt <= now) map.delete(field);
+    if (map.size === 0) this.maps.delete(key);
+    return map;
+  }
+
   private sweep(): void {
     for (const key of this.expiring) this.liveValue(key);
+    for (const key of [...this.maps.keys()]) this.liveEntries(key);
     const now = Date.now();
     for (const [key, bucket] of this.buckets) if (bucket.expiresAt <= now) this.buckets.delete(key);
   }

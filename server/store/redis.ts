@@ -1,13 +1,16 @@
 /**
  * Redis-backed Store, shared by every server process. Built on ioredis.
  *
- * Layout under `keyPrefix` (default `sn:`): each store key lives in one of three namespaces by
- * kind, so values, counters and indexes can never collide with a WRONGTYPE error (which would
- * break commit atomicity half-way through a script) and `keys()` sees value keys only:
+ * Layout under `keyPrefix` (default `sn:`): each store key lives in a namespace by its kind, so
+ * values, counters and indexes can never collide with a WRONGTYPE error (which would break
+ * commit atomicity half-way through a script) and `keys()` sees value keys only:
  *   <prefix>v:<key>  value   - msgpack bytes (codec.ts), optional PX expiry
  *   <prefix>c:<key>  counter - Redis integer string, INCRBY
  *   <prefix>x:<key>  index   - sorted set, every score 0, read BYLEX
  *   <prefix>b:<key>  bucket  - token bucket hash {t: tokens, a: epoch ms}, PX until full again
+ *   <prefix>m:<key>  map     - expiring map's values, hash {field: msgpack bytes}, and
+ *   <prefix>mt:<key>           its entries' expiry times, sorted set {field: epoch ms};
+ *                              both PX until the last entry expires (scripts/map*.lua)
  *   <prefix>leases:holders   - set of read-lease holders (readLeases.ts)
  * Pub/sub channels are `<prefix><channel>` carrying msgpack bytes; the read leases' own
  * channels (`<prefix>leases:…`) carry plain strings.
@@ -29,6 +32,7 @@ import {
   type WriteOp,
 } from './types.js';
 import {
+  assertEntryTtl,
   assertIncrement,
   assertKeys,
   assertLimit,
@@ -92,10 +96,15 @@ const VALUE = 'v:';
 const COUNTER = 'c:';
 const INDEX = 'x:';
 const BUCKET = 'b:';
+const MAP = 'm:';
+const MAP_EXPIRY = 'mt:';
 
 const COMMIT_LUA = readFileSync(new URL('./scripts/commit.lua', import.meta.url), 'utf8');
 const TAKE_TOKENS_LUA = readFileSync(new URL('./scripts/takeTokens.lua', import.meta.url), 'utf8');
 const RENEW_LEASE_LUA = readFileSync(new URL('./scripts/renewLease.lua', import.meta.url), 'utf8');
+const MAP_SET_LUA = readFileSync(new URL('./scripts/mapSet.lua', import.meta.url), 'utf8');
+const MAP_DELETE_LUA = readFileSync(new URL('./scripts/mapDelete.lua', import.meta.url), 'utf8');
+const MAP_ENTRIES_LUA = readFileSync(new URL('./scripts/mapEntries.lua', import.meta.url), 'utf8');
 
 /**
  * The client with the commit script registered by `defineCommand` (numkeys passed first).
@@ -108,6 +117,12 @@ type CommitClient = Redis & {
   storeRenewLease(holders: string, holder: string, channel: string, ping: string): Promise<number>;
   /** scripts/takeTokens.lua: one key, then capacity, refillPerSec, cost, nowMs. */
   storeTakeTokens(key: string, capacity: string, refillPerSec: string, cost: string, nowMs: string): Promise<[number, string, number]>;
+  /** scripts/mapSet.lua: the map's two keys (values, expiry times), then field, value, ttlMs. */
+  storeMapSet(values: string, expiries: string, field: string, value: Buffer, ttlMs: string): Promise<number>;
+  /** scripts/mapDelete.lua: the map's two keys, then field; 1 when a live entry was removed. */
+  storeMapDelete(values: string, expiries: string, field: string): Promise<number>;
+  /** scripts/mapEntries.lua: the map's two keys; [field, value, field, value, ...] as Buffers. */
+  storeMapEntriesBuffer(values: string, expiries: string): Promise<Buffer[]>;
 };
 
 interface Subscription {
@@ -227,6 +242,9 @@ export class RedisStore implements Store {
     client.defineCommand('storeCommit', { lua: COMMIT_LUA });
     client.defineCommand('storeTakeTokens', { lua: TAKE_TOKENS_LUA, numberOfKeys: 1 });
     client.defineCommand('storeRenewLease', { lua: RENEW_LEASE_LUA, numberOfKeys: 1 });
+    client.defineCommand('storeMapSet', { lua: MAP_SET_LUA, numberOfKeys: 2 });
+    client.defineCommand('storeMapDelete', { lua: MAP_DELETE_LUA, numberOfKeys: 2 });
+    client.defineCommand('storeMapEntries', { lua: MAP_ENTRIES_LUA, numberOfKeys: 2 });
     const store = new RedisStore(
       client,
       keyPrefix,
@@ -429,6 +447,31 @@ export class RedisStore implements Store {
       }
     } while (cursor !== '0');
     return [...found];
+  }
+
+  async mapSet(key: string, field: string, value: unknown, ttlMs: number): Promise<void> {
+    this.assertOpen();
+    assertName(key, 'key');
+    assertName(field, 'field');
+    const ttl = assertEntryTtl(ttlMs);
+    const bytes = encodeValue(value);
+    await this.run('mapSet', () => this.client.storeMapSet(MAP + key, MAP_EXPIRY + key, field, bytes, String(ttl)));
+  }
+
+  async mapDelete(key: string, field: string): Promise<boolean> {
+    this.assertOpen();
+    assertName(key, 'key');
+    assertName(field, 'field');
+    return (await this.run('mapDelete', () => this.client.storeMapDelete(MAP + key, MAP_EXPIRY + key, field))) === 1;
+  }
+
+  async mapEntries<T = unknown>(key: string): Promise<Map<string, T>> {
+    this.assertOpen();
+    assertName(key, 'key');
+    const flat = await this.run('mapEntries', () => this.client.storeMapEntriesBuffer(MAP + key, MAP_EXPIRY + key));
+    const out = new Map<string, T>();
+    for (let i = 0; i + 1 < flat.length; i += 2) out.set(flat[i]!.toString('utf8'), decodeValue(flat[i + 1]!) as T);
+    return out;
   }
 
   async takeTokens(key: string, opts: TakeTokensOptions): Promise<TokenTake> {

@@ -60,6 +60,13 @@ export function assertTtl(ttlMs: unknown): number | undefined {
   return ttlMs;
 }
 
+/** An expiring map entry's ttlMs: required, every entry expires. */
+export function assertEntryTtl(ttlMs: unknown): number {
+  const ttl = assertTtl(ttlMs);
+  if (ttl === undefined) throw invalid('ttlMs must be given: every map entry expires');
+  return ttl;
+}
+
 export function assertIncrement(by: unknown): number {
   if (typeof by !== 'number' || !Number.isSafeInteger(by)) {
     throw invalid(`counter increment must be a safe integer, got ${String(by)}`);

@@ -111,8 +111,25 @@ export interface Store {
   indexRange(key: string, range?: IndexRange): Promise<string[]>;
   indexSize(key: string): Promise<number>;
 
-  /** Value keys starting with `prefix`, in no particular order, at most `limit`. */
+  /**
+   * Value keys starting with `prefix`, in no particular order, at most `limit`. Walks every
+   * key of the store (SCAN in Redis): for tests and maintenance, never a request's path.
+   */
   keys(prefix: string, limit?: number): Promise<string[]>;
+
+  /**
+   * Expiring maps: small maps whose every entry expires on its own `ttlMs` after it was last
+   * set (the process registry: one entry per server process, renewed by its heartbeat). Each
+   * operation costs in the size of its map, never of the store; reads answer every live entry,
+   * so keep maps small. Entries expire by the store's clock (the Redis server's TIME in Redis),
+   * as TTLs do. Maps are their own kind of key: `get`, `delete`, `keys` and commits never see
+   * them, and a map whose entries all expired takes no memory.
+   */
+  mapSet(key: string, field: string, value: unknown, ttlMs: number): Promise<void>;
+  /** Removes the entry at once; returns whether a live one was there. */
+  mapDelete(key: string, field: string): Promise<boolean>;
+  /** The live entries of the map, field to value, in no particular order. */
+  mapEntries<T = unknown>(key: string): Promise<Map<string, T>>;
 
   /**
    * Token bucket rate limiting, atomic across every process sharing the store: refills the

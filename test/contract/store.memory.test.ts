@@ -41,6 +41,22 @@ describe('MemoryStore specifics', () => {
     }
   });
 
+  it('the periodic sweep drops expired map entries, and a map once empty, without a read', async () => {
+    const store = new MemoryStore({ sweepIntervalMs: 20 });
+    try {
+      await store.mapSet('m', 'short', 1, 10);
+      await store.mapSet('n', 'short', 1, 10);
+      await store.mapSet('n', 'long', 2, 60_000);
+      const maps = (store as unknown as { maps: Map<string, Map<string, unknown>> }).maps;
+      assert.equal(maps.size, 2);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual([...maps.keys()], ['n']);
+      assert.deepEqual([...maps.get('n')!.keys()], ['long']);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a throwing or rejecting subscriber goes to onError and does not stop the others', async () => {
     const errors: unknown[] = [];
     const store = new MemoryStore({ onError: (err) => errors.push(err) });

@@ -155,6 +155,31 @@ describe('RedisStore', () => {
       }
     });
 
+    it('keeps an expiring map in a hash and a sorted set of expiry times, both gone with its last entry', async () => {
+      const store = await RedisStore.connect({ url: url(), keyPrefix: 'maps:' });
+      try {
+        await store.mapSet('m', 'a', 1, 150);
+        await store.mapSet('m', 'b', 2, 60_000);
+        assert.equal(await raw!.type('maps:m:m'), 'hash');
+        assert.equal(await raw!.type('maps:mt:m'), 'zset');
+        assert.equal(await raw!.hlen('maps:m:m'), 2);
+        const ttl = await raw!.pttl('maps:m:m');
+        assert.ok(ttl > 59_000 && ttl <= 60_000, `the map lives as long as its last entry: pttl ${ttl}`);
+        await sleep(250);
+        // A set drops the entries that expired (no read needed).
+        await store.mapSet('m', 'b', 3, 150);
+        assert.deepEqual(await raw!.hkeys('maps:m:m'), ['b']);
+        assert.deepEqual(await raw!.zrange('maps:mt:m', '0', '-1'), ['b']);
+        await sleep(250);
+        assert.equal(await raw!.exists('maps:m:m', 'maps:mt:m'), 0, 'both keys expired with the last entry');
+        await store.mapSet('m', 'c', 4, 60_000);
+        assert.equal(await store.mapDelete('m', 'c'), true);
+        assert.equal(await raw!.exists('maps:m:m', 'maps:mt:m'), 0, 'deleting the last entry leaves nothing');
+      } finally {
+        await store.close();
+      }
+    });
+
     it('uses sn: as the default key prefix', async () => {
       const store = await RedisStore.connect({ url: url() });
       try {

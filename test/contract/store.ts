@@ -557,6 +557,88 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
       }));
     });
 
+    describe('expiring maps', () => {
+      it('sets, overwrites, lists and deletes entries; reads are copies', withStore(async (store) => {
+        assert.deepEqual(await store.mapEntries('m'), new Map());
+        await store.mapSet('m', 'a', { n: 1 }, 60_000);
+        await store.mapSet('m', 'b', [2n, 'two'], 60_000);
+        await store.mapSet('m', 'a', { n: 3 }, 60_000);
+        await store.mapSet('other', 'a', 'elsewhere', 60_000);
+        const entries = await store.mapEntries<unknown>('m');
+        assert.deepEqual(entries, new Map<string, unknown>([['a', { n: 3 }], ['b', [2n, 'two']]]));
+        (entries.get('a') as { n: number }).n = 99;
+        assert.deepEqual((await store.mapEntries('m')).get('a'), { n: 3 });
+        assert.equal(await store.mapDelete('m', 'a'), true);
+        assert.equal(await store.mapDelete('m', 'a'), false);
+        assert.equal(await store.mapDelete('nope', 'a'), false);
+        assert.deepEqual(await store.mapEntries('m'), new Map([['b', [2n, 'two']]]));
+        assert.deepEqual(await store.mapEntries('other'), new Map([['a', 'elsewhere']]));
+        assert.equal(await store.mapDelete('m', 'b'), true);
+        assert.deepEqual(await store.mapEntries('m'), new Map());
+      }));
+
+      it('expires each entry on its own; setting an entry again renews it', withStore(async (store) => {
+        await store.mapSet('m', 'short', 1, 80);
+        await store.mapSet('m', 'renewed', 2, 80);
+        await store.mapSet('m', 'long', 3, 60_000);
+        await sleep(40);
+        await store.mapSet('m', 'renewed', 4, 300);
+        assert.deepEqual([...(await store.mapEntries('m')).keys()].sort(), ['long', 'renewed', 'short']);
+        await sleep(120);
+        assert.deepEqual(await store.mapEntries('m'), new Map<string, number>([['long', 3], ['renewed', 4]]));
+        assert.equal(await store.mapDelete('m', 'short'), false, 'an expired entry is not there to delete');
+        // A shorter TTL replaces a longer one, as set does.
+        await store.mapSet('m', 'long', 5, 80);
+        await sleep(400);
+        assert.deepEqual(await store.mapEntries('m'), new Map());
+        await store.mapSet('m', 'back', 6, 60_000);
+        assert.deepEqual(await store.mapEntries('m'), new Map([['back', 6]]));
+      }));
+
+      it('keeps fields literally: unicode, glob and separator characters', withStore(async (store) => {
+        const fields = ['', '*', 'a:b', '[x]?\\', 'héllo 😀', ' '];
+        for (const [i, field] of fields.entries()) await store.mapSet('m:😀', field, i, 60_000);
+        assert.deepEqual(await store.mapEntries('m:😀'), new Map(fields.map((f, i) => [f, i])));
+        assert.deepEqual(await store.mapEntries('m:*'), new Map());
+      }));
+
+      it('are apart from values, counters, indexes and keys()', withStore(async (store) => {
+        await store.set('k', 'value');
+        await store.incr('k');
+        await store.indexAdd('k', ['member']);
+        await store.mapSet('k', 'f', 'entry', 60_000);
+        assert.equal(await store.get('k'), 'value');
+        assert.deepEqual(await store.keys(''), ['k']);
+        await store.commit([{ op: 'set', key: 'k', value: 'again' }]);
+        assert.deepEqual(await store.mapEntries('k'), new Map([['f', 'entry']]));
+        // delete removes the value, counter and index; the map is untouched.
+        assert.equal(await store.delete('k'), true);
+        assert.deepEqual(await store.mapEntries('k'), new Map([['f', 'entry']]));
+        assert.equal(await store.get('k'), undefined);
+      }));
+
+      it('are shared with other clients of the store', withStore(async (store, peer) => {
+        const other = await peer();
+        await store.mapSet('m', 'mine', 1, 60_000);
+        await other.mapSet('m', 'theirs', 2, 60_000);
+        assert.deepEqual(await store.mapEntries('m'), new Map([['mine', 1], ['theirs', 2]]));
+        assert.equal(await other.mapDelete('m', 'mine'), true);
+        assert.deepEqual(await store.mapEntries('m'), new Map([['theirs', 2]]));
+      }));
+
+      it('rejects invalid arguments without writing', withStore(async (store) => {
+        for (const ttlMs of [undefined, 0, -5, 1.5, Number.NaN, Infinity, '100']) {
+          await rejectsWith(store.mapSet('m', 'f', 1, ttlMs as number), 'STORE_INVALID_ARGUMENT');
+        }
+        await rejectsWith(store.mapSet('m', 'f', undefined, 100), 'STORE_INVALID_ARGUMENT');
+        await rejectsWith(store.mapSet('m', 7 as unknown as string, 1, 100), 'STORE_INVALID_ARGUMENT');
+        await rejectsWith(store.mapSet('\ud800', 'f', 1, 100), 'STORE_INVALID_ARGUMENT');
+        await rejectsWith(store.mapDelete('m', '\udc00'), 'STORE_INVALID_ARGUMENT');
+        await rejectsWith(store.mapEntries(null as unknown as string), 'STORE_INVALID_ARGUMENT');
+        assert.deepEqual(await store.mapEntries('m'), new Map());
+      }));
+    });
+
     describe('publish/subscribe', () => {
       it('delivers a decoded copy to every subscriber of the channel', withStore(async (store) => {
         const a: unknown[] = [];
@@ -827,6 +909,9 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
           ['indexRange', () => store.indexRange('i')],
           ['indexSize', () => store.indexSize('i')],
           ['keys', () => store.keys('')],
+          ['mapSet', () => store.mapSet('m', 'f', 1, 1000)],
+          ['mapDelete', () => store.mapDelete('m', 'f')],
+          ['mapEntries', () => store.mapEntries('m')],
           ['takeTokens', () => store.takeTokens('b', { capacity: 1, refillPerSec: 1 })],
           ['publish', () => store.publish('ch', 1)],
           ['subscribe', () => store.subscribe('ch', () => {})],

@@ -107,7 +107,7 @@ async function mountedRoutes(url: string): Promise<RouteInfo[]> {
  * a new epoch and the miner status under it), and the templates it announces after earlier
  * accepted changes (content-addressed records, not chain state).
  */
-const BACKGROUND = /^(\(publish\) )?(node:(process:|producer:(lease|epoch)$|miner:status$)|chain:template(:|$))/;
+const BACKGROUND = /^(\(publish\) )?(node:(processes$|producer:(lease|epoch)$|miner:status$)|chain:template(:|$))/;
 /** Written for every admin request that passes the credential check (server/admin/audit.ts). */
 const AUDIT = /^node:admin:audit/;
 
@@ -126,7 +126,7 @@ function spyOnWrites(store: Store): WriteSpy {
       return original(...args);
     };
   };
-  for (const name of ['set', 'delete', 'incr', 'indexAdd', 'indexRemove']) wrap(name, (key) => [String(key)]);
+  for (const name of ['set', 'delete', 'incr', 'indexAdd', 'indexRemove', 'mapSet', 'mapDelete']) wrap(name, (key) => [String(key)]);
   wrap('publish', (channel) => [`(publish) ${String(channel)}`]);
   wrap('commit', (ops) => (ops as Array<{ key: string }>).map((o) => o.key));
   return {
