@@ -1,30 +1,14 @@
 /** bookOrders: the pair's book best first, read a page at a time as the matcher goes on. */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { BOOK_PAGE, bookOrders, daoCoinOrderKeys, ordersForPair, putOrder, type DAOCoinLimitOrder } from '../../server/chain/state/daoCoinLimitOrders.js';
-import type { IndexedStateReader } from '../../server/chain/state/daoCoins.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { countingOrderReads, randomOrder } from '../helpers/daoOrders.js';
 
 const BUYING = Uint8Array.of(2, ...new Array<number>(32).fill(1));
 const SELLING = new Uint8Array(33);
 const BOOK_SIZE = 1_000;
-
-/** Counts the order records read through it. */
-function counting(state: IndexedStateReader): { state: IndexedStateReader; orderReads: () => number } {
-  let reads = 0;
-  return {
-    state: {
-      get: <T>(key: string) => {
-        if (key.startsWith('chain:dao:order:')) reads++;
-        return state.get<T>(key);
-      },
-      indexRange: (key, range) => state.indexRange(key, range),
-    },
-    orderReads: () => reads,
-  };
-}
 
 describe('bookOrders', () => {
   let mined: StateView;
@@ -32,17 +16,7 @@ describe('bookOrders', () => {
     // Half the book mined, half pending on top of it, at random rates.
     const store = new MemoryStore({});
     const base = StateView.over(store);
-    const order = (): DAOCoinLimitOrder => ({
-      orderId: new Uint8Array(randomBytes(32)),
-      transactor: Uint8Array.of(3, ...randomBytes(32)),
-      buyingCreator: BUYING,
-      sellingCreator: SELLING,
-      scaledExchangeRate: BigInt(1 + Math.floor(Math.random() * 50)) * 10n ** 36n,
-      quantityToFillInBaseUnits: 100n,
-      operationType: 2,
-      fillType: 1,
-      blockHeight: 7n,
-    });
+    const order = (): DAOCoinLimitOrder => randomOrder(BUYING, SELLING, 2, 50);
     for (let i = 0; i < BOOK_SIZE / 2; i++) putOrder(base, order());
     await store.commit(base.ops());
     mined = StateView.over(store);
@@ -57,7 +31,7 @@ describe('bookOrders', () => {
   });
 
   it(`a matcher that stops after 3 orders of ${BOOK_SIZE} reads one page of order records, not the book`, async () => {
-    const c = counting(mined);
+    const c = countingOrderReads(mined);
     let seen = 0;
     for await (const _ of bookOrders(c.state, BUYING, SELLING)) if (++seen === 3) break;
     assert.equal(c.orderReads(), BOOK_PAGE);

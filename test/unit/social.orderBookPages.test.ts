@@ -1,30 +1,16 @@
 /** get-dao-coin-limit-orders paging: pages of pairOrdersPage walk exactly pairOrders' list. */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import { DESO_COIN, putOrder, type DAOCoinLimitOrder } from '../../server/chain/state/daoCoinLimitOrders.js';
+import { DESO_COIN, putOrder } from '../../server/chain/state/daoCoinLimitOrders.js';
 import type { IndexedStateReader } from '../../server/chain/state/daoCoins.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { isApiError } from '../../server/http/errors.js';
 import { pairOrders, pairOrdersPage } from '../../server/social/orderBook.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { countingOrderReads, randomOrder } from '../helpers/daoOrders.js';
 
 const COIN = Uint8Array.of(2, ...new Array<number>(32).fill(7));
 const [BIDS, ASKS] = [37, 23];
-
-function order(buying: Uint8Array, selling: Uint8Array, operationType: number): DAOCoinLimitOrder {
-  return {
-    orderId: new Uint8Array(randomBytes(32)),
-    transactor: Uint8Array.of(3, ...randomBytes(32)),
-    buyingCreator: buying,
-    sellingCreator: selling,
-    scaledExchangeRate: BigInt(1 + Math.floor(Math.random() * 9)) * 10n ** 37n,
-    quantityToFillInBaseUnits: 1_000_000n,
-    operationType,
-    fillType: 1,
-    blockHeight: 3n,
-  };
-}
 
 async function allPages(state: IndexedStateReader, numToFetch: number): Promise<{ ids: string[]; pages: number }> {
   const ids: string[] = [];
@@ -46,11 +32,11 @@ describe('pairOrdersPage', () => {
   before(async () => {
     const store = new MemoryStore({});
     const mined = StateView.over(store);
-    for (let i = 0; i < BIDS; i++) putOrder(mined, order(COIN, DESO_COIN, 2));
+    for (let i = 0; i < BIDS; i++) putOrder(mined, randomOrder(COIN, DESO_COIN, 2));
     await store.commit(mined.ops());
     state = StateView.over(store);
     // Asks pending on top of the mined bids, as in the tip-plus-mempool view.
-    for (let i = 0; i < ASKS; i++) putOrder(state, order(DESO_COIN, COIN, 1));
+    for (let i = 0; i < ASKS; i++) putOrder(state, randomOrder(DESO_COIN, COIN, 1));
     unpaged = (await pairOrders(state, COIN, DESO_COIN, 'testnet')).map((o) => o.OrderID);
     assert.equal(unpaged.length, BIDS + ASKS);
   });
@@ -64,17 +50,10 @@ describe('pairOrdersPage', () => {
   }
 
   it('a page reads its own orders, not the books', async () => {
-    let reads = 0;
-    const counting: IndexedStateReader = {
-      get: <T>(key: string) => {
-        if (key.startsWith('chain:dao:order:')) reads++;
-        return state.get<T>(key);
-      },
-      indexRange: (key, range) => state.indexRange(key, range),
-    };
+    const { state: counting, orderReads } = countingOrderReads(state);
     const first = await pairOrdersPage(counting, COIN, DESO_COIN, 'testnet', { numToFetch: 5, startAfter: null }, '');
     await pairOrdersPage(counting, COIN, DESO_COIN, 'testnet', { numToFetch: 5, startAfter: first.next }, '');
-    assert.equal(reads, 10);
+    assert.equal(orderReads(), 10);
   });
 
   it('refuses a cursor it did not make (400)', async () => {
