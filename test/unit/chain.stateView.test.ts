@@ -5,7 +5,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { StateView } from '../../server/chain/state/view.js';
+import { MAX_CACHED_READS, StateView } from '../../server/chain/state/view.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import type { IndexRange, Store } from '../../server/store/types.js';
 
@@ -136,5 +136,42 @@ describe('StateView.indexRange', () => {
 
     // Without a limit the whole range is still the answer.
     assert.equal((await view.indexRange(KEY)).length, 20_000);
+  });
+});
+
+describe('StateView.get', () => {
+  /** A store whose value reads are counted. */
+  function countingGets(): { store: MemoryStore; gets: () => number } {
+    const store = new MemoryStore();
+    const inner = store.get.bind(store);
+    let gets = 0;
+    store.get = (async (key: string) => {
+      gets++;
+      return inner(key);
+    }) as MemoryStore['get'];
+    return { store, gets: () => gets };
+  }
+
+  it(`keeps at most MAX_CACHED_READS (${MAX_CACHED_READS}) store reads, dropping the least recently used`, async () => {
+    const { store, gets } = countingGets();
+    await store.set('k0', 'v0');
+    const view = StateView.over(store);
+    assert.equal(await view.get('k0'), 'v0');
+    assert.equal(await view.get('k0'), 'v0');
+    assert.equal(gets(), 1, 'a key is fetched once');
+    for (let i = 1; i <= MAX_CACHED_READS; i++) {
+      await view.get(`k${i}`);
+      if (i % 1000 === 0) await view.get('k0'); // used again: kept
+    }
+    await view.get('k0');
+    assert.equal(gets(), 1 + MAX_CACHED_READS, 'k0, used recently, is still kept');
+    await view.get('k1');
+    assert.equal(gets(), 2 + MAX_CACHED_READS, 'k1, the least recently used, was dropped and is read again');
+    // Reading 3x the bound keeps the bound: the oldest reads are fetched again.
+    for (let i = 0; i < 3 * MAX_CACHED_READS; i++) await view.get(`x${i}`);
+    const before = gets();
+    await view.get('x0');
+    await view.get(`x${3 * MAX_CACHED_READS - 1}`);
+    assert.equal(gets() - before, 1, 'the oldest read was dropped, the newest kept');
   });
 });

@@ -8,6 +8,14 @@
 import { compareUtf8 } from '../../store/memory.js';
 import type { IndexRange, Store, WriteOp } from '../../store/types.js';
 
+/**
+ * Most store reads a root view keeps. Enough for every key one block's connect or a burst of
+ * read routes touches more than once (a block reads a few keys per transaction); a decoded
+ * profile is ~1.5 KB, so the bound is ~15 MB where reading 20k profiles kept ~30 MB until the
+ * next block, and an idle node kept everything it was ever asked.
+ */
+export const MAX_CACHED_READS = 10_000;
+
 const DELETED = Symbol('deleted');
 type Slot = unknown | typeof DELETED;
 type IndexOp = { op: 'indexAdd' | 'indexRemove'; key: string; members: string[] };
@@ -18,7 +26,11 @@ export class StateView {
   private indexOps: IndexOp[] = [];
   /** The same ops by index key, so a range read looks at its own index's changes only. */
   private indexOpsByKey = new Map<string, IndexOp[]>();
-  /** Store reads of the root view, so a key is fetched once per view. */
+  /**
+   * Store reads of the root view, least recently used first, so a hot key is fetched once per
+   * view; at most MAX_CACHED_READS of them (a pending view lives until the next block and
+   * serves every read route meanwhile).
+   */
   private readonly cache: Map<string, unknown> | null;
 
   private constructor(
@@ -42,9 +54,17 @@ export class StateView {
       return v === DELETED ? undefined : (v as T);
     }
     if (this.parent !== null) return this.parent.get<T>(key);
-    if (this.cache!.has(key)) return this.cache!.get(key) as T | undefined;
+    const cache = this.cache!;
+    if (cache.has(key)) {
+      const hit = cache.get(key);
+      // Most recently used last: a Map keeps insertion order.
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit as T | undefined;
+    }
     const v = await this.store.get<T>(key);
-    this.cache!.set(key, v);
+    cache.set(key, v);
+    if (cache.size > MAX_CACHED_READS) cache.delete(cache.keys().next().value!);
     return v;
   }
 
