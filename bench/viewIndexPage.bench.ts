@@ -84,7 +84,7 @@ export async function run(): Promise<void> {
             if (unmined) putDmMessage(root, message(a, b, 1_000_000n + BigInt(size)));
             const view = root.child();
             const ops = root.ops();
-            const reader: StateIndexReader = which === 'now' ? view : { get: (k) => view.get(k), indexRange: (k, r) => wholeRangeIndexRange(store, ops, k, r) };
+            const reader: StateIndexReader = which === 'now' ? view : { get: (k) => view.get(k), indexRange: (k, r) => wholeRangeIndexRange(store, ops, k, r), indexSize: (k) => view.indexSize(k) };
             const t0 = performance.now();
             const page = await dmMessagesPage(reader, ga, gb, { before: 1n << 62n, limit: PAGE });
             if (s >= 0) times[which].push(performance.now() - t0);

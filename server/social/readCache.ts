@@ -80,7 +80,7 @@ export interface StateRead {
    * What it saw, to compare with a later read of the same key (and index range) in the pending
    * state. Absent (a read of mined state): the answer goes whenever the key is written.
    */
-  seen?: { range?: IndexRange; value: Buffer };
+  seen?: { range?: IndexRange; size?: true; value: Buffer };
 }
 
 interface Entry {
@@ -98,6 +98,7 @@ const EMPTY = Buffer.alloc(0);
 
 /** A read's key and index range: reads with equal ids see equal values at one point. */
 function readId(r: StateRead): string {
+  if (r.seen?.size === true) return `${r.key}\nsize`;
   return r.seen?.range === undefined ? r.key : `${r.key}\n${JSON.stringify(r.seen.range)}`;
 }
 
@@ -185,7 +186,7 @@ export class ReadCache<P extends CachePoint = CachePoint> {
    */
   private async recheck(suspects: ReadonlySet<string>, changed: ReadonlySet<string>, reader: PointReader): Promise<ReadonlySet<string>> {
     /** What to read again, once per key and index range. */
-    const reads = new Map<string, { key: string; range?: IndexRange }>();
+    const reads = new Map<string, { key: string; range?: IndexRange; size?: true }>();
     /** Each suspect's reads of written keys, with what it saw. */
     const checks: Array<{ entryKey: string; id: string; saw: Buffer }> = [];
     const stale = new Set<string>();
@@ -197,14 +198,17 @@ export class ReadCache<P extends CachePoint = CachePoint> {
           continue;
         }
         const id = readId(r);
-        if (!reads.has(id)) reads.set(id, { key: r.key, range: r.seen.range });
+        if (!reads.has(id)) reads.set(id, { key: r.key, range: r.seen.range, ...(r.seen.size ? { size: true as const } : {}) });
         checks.push({ entryKey, id, saw: r.seen.value });
       }
     }
     if (reads.size > MAX_RECHECK_READS) return suspects;
     const now = new Map(
       await Promise.all(
-        [...reads].map(async ([id, { key, range }]) => [id, fingerprint(range === undefined ? await reader.get(key) : await reader.indexRange(key, range))] as const),
+        [...reads].map(async ([id, { key, range, size }]) => {
+          const value = size ? await reader.indexSize(key) : range === undefined ? await reader.get(key) : await reader.indexRange(key, range);
+          return [id, fingerprint(value)] as const;
+        }),
       ),
     );
     if (!(await reader.settled())) return suspects;
@@ -249,6 +253,7 @@ export function chainCacheSource(deps: Pick<AppDeps, 'chain' | 'store'>): ReadCa
         reader: {
           get: (key) => view.get(key),
           indexRange: (key, range) => view.indexRange(key, range),
+          indexSize: (key) => view.indexSize(key),
           // The view reads keys its mempool part does not hold from the store: of the point
           // only while no block has moved the tip since. A plain read, on the connection the
           // view's reads took, after them: the remembered position may not have heard yet of
@@ -304,6 +309,13 @@ class RecordingReader implements StateIndexReader {
     const members = await this.inner.indexRange(key, range);
     if (this.keepSeen) this.reads.push({ key, seen: { range: range ?? {}, value: fingerprint(members) } });
     return members;
+  }
+
+  async indexSize(key: string): Promise<number> {
+    if (!this.keepSeen) this.reads.push({ key });
+    const size = await this.inner.indexSize(key);
+    if (this.keepSeen) this.reads.push({ key, seen: { size: true, value: fingerprint(size) } });
+    return size;
   }
 }
 

@@ -177,7 +177,7 @@ async function fillUser(deps: AppDeps, state: StateIndexReader, user: Record<str
     // No FOLLOW transactions are connected on this chain: nobody follows anyone yet.
     user['PublicKeysBase58CheckFollowedByUser'] = [];
     user['UsersYouHODL'] = await usersYouHodl(deps, state, pk33, hideHex);
-    user['UsersWhoHODLYouCount'] = (await state.indexRange(creatorCoinKeys.holders(pk33))).length;
+    user['UsersWhoHODLYouCount'] = await state.indexSize(creatorCoinKeys.holders(pk33));
     const meta = await getUserMetadata(deps.store, pk33);
     user['HasPhoneNumber'] = meta.phoneNumber !== '';
     user['HasEmail'] = meta.email !== '';

@@ -57,7 +57,7 @@ describe('StateView.indexRange', () => {
     for (const s of stores) await s.close();
   });
 
-  it('answers as the whole range with the pending changes applied would (random indexes, changes over nested views, bounds, direction, limit)', async () => {
+  it('answers as the whole range with the pending changes applied would (random indexes, changes over nested views, bounds, direction, limit); indexSize as its length', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(member, { maxLength: 30 }),
@@ -88,6 +88,7 @@ describe('StateView.indexRange', () => {
           const pending = levels.flat();
           for (const key of [KEY, OTHER]) {
             assert.deepEqual(await view.indexRange(key, range), await wholeRangeModel(store, pending, key, range), JSON.stringify({ key, range }));
+            assert.equal(await view.indexSize(key), (await wholeRangeModel(store, pending, key, {})).length, `${key}: indexSize counts the whole index with the changes`);
           }
           await store.close();
           stores.pop();
@@ -136,6 +137,19 @@ describe('StateView.indexRange', () => {
 
     // Without a limit the whole range is still the answer.
     assert.equal((await view.indexRange(KEY)).length, 20_000);
+  });
+});
+
+describe('StateView.indexSize', () => {
+  it('counts a 20,000-member index with one pending change reading no member but the changed one', async () => {
+    const { store, read } = countingStore();
+    await store.indexAdd('holders', Array.from({ length: 20_000 }, (_, i) => `h${String(i).padStart(5, '0')}`));
+    const view = StateView.over(store);
+    view.indexAdd('holders', ['new']);
+    view.indexRemove('holders', ['h00007']);
+    view.indexAdd('holders', ['h00009']); // already held: no change in the count
+    assert.equal(await view.indexSize('holders'), 20_000);
+    assert.ok(read() <= 3, `${read()} members read`);
   });
 });
 

@@ -207,6 +207,10 @@ describe('ReadCache: a second look at written keys', () => {
         reads++;
         return (indexes.get(key) ?? []).slice(0, range.limit);
       },
+      indexSize: async (key) => {
+        reads++;
+        return (indexes.get(key) ?? []).length;
+      },
       settled: async () => settled,
     };
     const cache = new ReadCache<CachePoint>(
@@ -287,6 +291,22 @@ describe('ReadCache: a second look at written keys', () => {
     s.write({}, ['thread']);
     assert.equal((await s.cache.lookup('first')).body?.toString(), '1', 'the first member is unchanged');
     assert.equal((await s.cache.lookup('all')).body, undefined, 'the whole range gained a member');
+  });
+
+  it('compares index counts as counts: a swapped member keeps a count, a new member drops it', async () => {
+    const s = overState();
+    s.indexes.set('holders', ['h1', 'h2']);
+    const seenSize = (key: string): StateRead => ({ key, seen: { size: true, value: fingerprint((s.indexes.get(key) ?? []).length) } });
+    const { version } = await s.cache.lookup('x');
+    s.cache.store(version, 'count', Buffer.from('2'), [seenSize('holders')]);
+    s.cache.store(version, 'members', Buffer.from('h1,h2'), [s.seenRange('holders', 10)]);
+    s.indexes.set('holders', ['h1', 'h3']);
+    s.write({}, ['holders']);
+    assert.equal((await s.cache.lookup('count')).body?.toString(), '2', 'still two holders');
+    assert.equal((await s.cache.lookup('members')).body, undefined, 'the members changed');
+    s.indexes.set('holders', ['h1', 'h3', 'h4']);
+    s.write({}, ['holders']);
+    assert.equal((await s.cache.lookup('count')).body, undefined, 'three holders now');
   });
 
   it('drops every suspect when the second look could not be pinned to the point', async () => {

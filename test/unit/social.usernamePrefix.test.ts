@@ -32,6 +32,9 @@ function slowState(n: number): { state: StateIndexReader; maxInFlight: () => num
       assert.equal(key, profileKeys.usernameIndex);
       return names;
     },
+    async indexSize() {
+      return assert.fail('not read by a prefix search');
+    },
   };
   return { state, maxInFlight: () => max, reads: () => reads };
 }

@@ -12,4 +12,6 @@ export interface StateReader {
 /** A reader of ordered indexes too (threads, members, order books). */
 export interface StateIndexReader extends StateReader {
   indexRange(key: string, range?: IndexRange): Promise<string[]>;
+  /** How many members the index holds (a count, not a read of the members). */
+  indexSize(key: string): Promise<number>;
 }

@@ -140,6 +140,25 @@ export class StateView {
     return out;
   }
 
+  /**
+   * Members of an index once this view is committed: the store's count, corrected by this
+   * index's pending changes (each looked up in the store, all at once). Costs the pending
+   * changes, not the index.
+   */
+  async indexSize(key: string): Promise<number> {
+    const changes = this.pendingIndexChanges(key);
+    const [base, stored] = await Promise.all([
+      this.store.indexSize(key),
+      Promise.all([...changes.keys()].map(async (m) => (await this.store.indexRange(key, { gte: m, lte: m, limit: 1 })).length === 1)),
+    ]);
+    let size = base;
+    [...changes.values()].forEach((present, i) => {
+      if (present && !stored[i]) size++;
+      else if (!present && stored[i]) size--;
+    });
+    return size;
+  }
+
   /** This index's pending changes through the view chain: each member touched, and whether it ends up present. */
   private pendingIndexChanges(key: string): Map<string, boolean> {
     const chain: StateView[] = [];
