@@ -13,7 +13,6 @@
  */
 import { sha256dInto } from '../../../wasm/hash.js';
 import { txnHash } from '../txn/envelope.js';
-import { merklePath as merklePathTask } from '../../../workers/tasks/merklePath.js';
 import { BlockError } from './errors.js';
 
 const HASH_BYTES = 32;
@@ -55,20 +54,9 @@ export function merkleRootOfTxns(txns: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * The merkle path of a first leaf over the other leaves (`rest`, 32 bytes each): what
- * `rootFromFirstLeafPath` needs. Runs the pool's merklePath task function on this thread; the
- * chain runs it in the pool (CryptoService.merklePath).
- */
-export function firstLeafPath(rest: readonly Uint8Array[]): Uint8Array[] {
-  const packed = new Uint8Array(rest.length * HASH_BYTES);
-  rest.forEach((h, i) => packed.set(h, i * HASH_BYTES));
-  const reply = merklePathTask(packed);
-  return Array.from({ length: reply.length / HASH_BYTES }, (_, i) => reply.subarray(i * HASH_BYTES, (i + 1) * HASH_BYTES));
-}
-
-/**
  * The merkle root of a block whose first leaf is `first` and whose other leaves gave `path`
- * (merklePath task): one hash per level, equal to `merkleRoot([first, ...rest])`.
+ * (the pool's merklePath task, CryptoService.merklePath): one hash per level, equal to
+ * `merkleRoot([first, ...rest])`.
  */
 export function rootFromFirstLeafPath(first: Uint8Array, path: readonly Uint8Array[]): Uint8Array {
   const pair = new Uint8Array(2 * HASH_BYTES);
