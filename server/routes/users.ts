@@ -145,14 +145,7 @@ async function verifyJwt(deps: AppDeps, caller: CallerProof, pkBase58: string, j
  */
 function readStateUpdates(updates: Record<string, number>, network: Network, prefix: string): Record<string, number> {
   const out: Record<string, number> = Object.create(null);
-  for (const [k, n] of Object.entries(updates)) {
-    try {
-      out[encodePublicKey(decodePublicKey(k, network, 'MessageReadStateUpdatesByContact key'), network)] = n;
-    } catch (e) {
-      if (isKeyError(e)) throw badRequest(`${prefix}: ${e.message}`);
-      throw e;
-    }
-  }
+  for (const [k, n] of Object.entries(updates)) out[encodePublicKey(decodeKeyOr400(k, network, 'MessageReadStateUpdatesByContact key', prefix), network)] = n;
   return out;
 }
 

@@ -144,8 +144,11 @@ export const MAX_READ_STATE_KEY_CHARS = 64;
 
 /** A user's read state; {} when none. */
 export async function getMessageReadState(store: Store, pk33: Uint8Array): Promise<ReadState> {
-  const own = await store.get<ReadState>(userMetadataKeys.readState(pk33));
-  if (own !== undefined) return own;
+  return (await store.get<ReadState>(userMetadataKeys.readState(pk33))) ?? legacyReadState(store, pk33);
+}
+
+/** The read state a record of an older version still holds (until updateUserMetadata moves it out); {} when none. */
+async function legacyReadState(store: Store, pk33: Uint8Array): Promise<ReadState> {
   return (await store.get<StoredUserMetadata>(userMetadataKeys.record(pk33)))?.messageReadStateByContact ?? {};
 }
 
@@ -173,8 +176,8 @@ export async function updateMessageReadState(store: Store, pk33: Uint8Array, upd
   const hex = toHex(pk33);
   for (let i = 0; i < MAX_CAS_ATTEMPTS; i++) {
     const read = await store.getStored<ReadState>(key);
-    // Before its first write, the read state may still be in an older record (see updateUserMetadata).
-    const current = read?.value ?? (await store.get<StoredUserMetadata>(userMetadataKeys.record(pk33)))?.messageReadStateByContact ?? {};
+    // Before its first write, the read state may still be in an older record.
+    const current = read?.value ?? (await legacyReadState(store, pk33));
     const next = mergeReadState(current, updates);
     if (next === null) return false;
     const ops: WriteOp[] = [
