@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Store } from './store/types.js';
+import { withTimeout } from './timeout.js';
 
 export type HealthStatus = { ready: true } | { ready: false; reason: string };
 
@@ -43,17 +44,11 @@ export class HealthMonitor {
 
   private async probeOnce(): Promise<void> {
     const before = this.status.ready;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer to a ping within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
-    });
     try {
-      this.lastPingMs = await Promise.race([this.store.ping(), timeout]);
+      this.lastPingMs = await withTimeout(this.store.ping(), PROBE_TIMEOUT_MS, () => new Error(`no answer to a ping within ${PROBE_TIMEOUT_MS} ms`));
       this.status = { ready: true };
     } catch (err) {
       this.status = { ready: false, reason: `state store unreachable: ${(err as Error).message}` };
-    } finally {
-      clearTimeout(timer);
     }
     if (before !== this.status.ready) {
       if (this.status.ready) this.log.info('state store reachable; ready');

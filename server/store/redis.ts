@@ -48,6 +48,7 @@ import { prepareTake } from './tokenBucket.js';
 import { LEASE_MS, LEASE_NAMES, ReadLeases } from './readLeases.js';
 import { WatchedRead } from './watchedRead.js';
 import { parseRedisUrl, RedisUrlError, redactRedisUrl, redisUrlSecrets, type ParsedRedisUrl } from './redisUrl.js';
+import { withTimeout } from '../timeout.js';
 
 export { redactRedisUrl };
 
@@ -258,7 +259,7 @@ export class RedisStore implements Store {
     store.watchErrors(client);
     reportWatchError = (address, err) => store.reportWatchError(address, err);
     try {
-      await withTimeout(client.connect(), connectTimeoutMs);
+      await withTimeout(client.connect(), connectTimeoutMs, connectTimeout);
     } catch (err) {
       client.disconnect(); // stop the background reconnect loop
       throw new StoreError(
@@ -594,7 +595,7 @@ export class RedisStore implements Store {
         if (entry === undefined || this.closed) return;
         for (const sub of [...entry.subs]) deliver(sub.onMessage, message, this.callbackErrorSink());
       });
-      const pending = withTimeout(conn.connect(), this.connectTimeoutMs).then(
+      const pending = withTimeout(conn.connect(), this.connectTimeoutMs, connectTimeout).then(
         () => conn,
         (err: unknown) => {
           conn.disconnect();
@@ -685,20 +686,8 @@ export class RedisStore implements Store {
 
   /** `pending`, or a DeadlineError once `commandTimeoutMs` passed (`pending` settles later, unheard). */
   private withDeadline<T>(pending: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new DeadlineError()), this.commandTimeoutMs);
-      timer.unref(); // keeps no closed store's process alive; a pending command has a socket
-      pending.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      );
-    });
+    // Unref: keeps no closed store's process alive; a pending command has a socket.
+    return withTimeout(pending, this.commandTimeoutMs, () => new DeadlineError(), { unref: true });
   }
 
   private markStalled(): void {
@@ -887,11 +876,5 @@ class DeadlineError extends Error {
   }
 }
 
-/** Rejects with Error('timeout') if `promise` has not settled within `ms`. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timeout')), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+/** A (re)connect's timeout: `fail` tells it by its message. */
+const connectTimeout = (): Error => new Error('timeout');
