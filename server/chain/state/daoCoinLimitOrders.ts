@@ -96,13 +96,12 @@ export const BOOK_PAGE = 16;
  * members, and so the next page's start, never move).
  */
 export async function* bookOrders(state: IndexedStateReader, buying33: Uint8Array, selling33: Uint8Array): AsyncGenerator<DAOCoinLimitOrder> {
-  const key = daoCoinOrderKeys.book(buying33, selling33);
   let after: string | undefined;
   for (;;) {
-    const members = await state.indexRange(key, after === undefined ? { limit: BOOK_PAGE } : { gt: after, limit: BOOK_PAGE });
-    yield* await loadAll(state, members.map(lastField));
-    if (members.length < BOOK_PAGE) return;
-    after = members[members.length - 1];
+    const page = await pairBookPage(state, buying33, selling33, after, BOOK_PAGE);
+    yield* page.orders;
+    if (!page.more) return;
+    after = page.last;
   }
 }
 
