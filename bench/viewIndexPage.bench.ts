@@ -21,27 +21,11 @@ import { dmMessagesPage, putDmMessage, type NewMessageRecord } from '../server/c
 import type { StateIndexReader } from '../server/chain/state/accessGroups.js';
 import { StateView } from '../server/chain/state/view.js';
 import { RedisStore } from '../server/store/index.js';
-import type { IndexRange, Store, WriteOp } from '../server/store/types.js';
 import { startRedisServer } from '../test/helpers/redisServer.js';
+import { indexOpsOf, wholeRangeModel } from '../test/helpers/wholeRangeModel.js';
 
 const PAGE = 10;
 const SAMPLES = 150;
-
-/** The former StateView.indexRange, over the store and the root view's pending ops. */
-async function wholeRangeIndexRange(store: Store, ops: readonly WriteOp[], key: string, range: IndexRange = {}): Promise<string[]> {
-  const { limit, reverse, ...bounds } = range;
-  const pending = ops.filter((o): o is Extract<WriteOp, { op: 'indexAdd' | 'indexRemove' }> => (o.op === 'indexAdd' || o.op === 'indexRemove') && o.key === key);
-  let members = await store.indexRange(key, bounds);
-  if (pending.length > 0) {
-    const set = new Set(members);
-    for (const o of pending) for (const m of o.members) (o.op === 'indexAdd' ? set.add(m) : set.delete(m));
-    const inRange = (m: string): boolean =>
-      (bounds.gte === undefined || m >= bounds.gte) && (bounds.gt === undefined || m > bounds.gt) && (bounds.lte === undefined || m <= bounds.lte) && (bounds.lt === undefined || m < bounds.lt);
-    members = [...set].filter(inRange).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  }
-  if (reverse) members.reverse();
-  return limit === undefined ? members : members.slice(0, limit);
-}
 
 function message(sender: Uint8Array, recipient: Uint8Array, ts: bigint): NewMessageRecord {
   const name = new Uint8Array(Buffer.from('default-key'));
@@ -83,8 +67,8 @@ export async function run(): Promise<void> {
             const root = StateView.over(store);
             if (unmined) putDmMessage(root, message(a, b, 1_000_000n + BigInt(size)));
             const view = root.child();
-            const ops = root.ops();
-            const reader: StateIndexReader = which === 'now' ? view : { get: (k) => view.get(k), indexRange: (k, r) => wholeRangeIndexRange(store, ops, k, r), indexSize: (k) => view.indexSize(k) };
+            const ops = indexOpsOf(root.ops());
+            const reader: StateIndexReader = which === 'now' ? view : { get: (k) => view.get(k), indexRange: (k, r) => wholeRangeModel(store, ops, k, r), indexSize: (k) => view.indexSize(k) };
             const t0 = performance.now();
             const page = await dmMessagesPage(reader, ga, gb, { before: 1n << 62n, limit: PAGE });
             if (s >= 0) times[which].push(performance.now() - t0);

@@ -7,25 +7,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { MAX_CACHED_READS, StateView } from '../../server/chain/state/view.js';
 import { MemoryStore } from '../../server/store/memory.js';
-import type { IndexRange, Store } from '../../server/store/types.js';
-
-type PendingOp = { op: 'indexAdd' | 'indexRemove'; key: string; members: string[] };
-
-/** The former StateView.indexRange: the whole range from the store, changes applied, then sorted, reversed and cut. */
-async function wholeRangeModel(store: Store, pending: readonly PendingOp[], key: string, range: IndexRange): Promise<string[]> {
-  const { limit, reverse, ...bounds } = range;
-  const ops = pending.filter((o) => o.key === key);
-  let members = await store.indexRange(key, bounds);
-  if (ops.length > 0) {
-    const set = new Set(members);
-    for (const o of ops) for (const m of o.members) (o.op === 'indexAdd' ? set.add(m) : set.delete(m));
-    const inRange = (m: string): boolean =>
-      (bounds.gte === undefined || m >= bounds.gte) && (bounds.gt === undefined || m > bounds.gt) && (bounds.lte === undefined || m <= bounds.lte) && (bounds.lt === undefined || m < bounds.lt);
-    members = [...set].filter(inRange).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  }
-  if (reverse) members.reverse();
-  return limit === undefined ? members : members.slice(0, limit);
-}
+import type { IndexRange } from '../../server/store/types.js';
+import { wholeRangeModel } from '../helpers/wholeRangeModel.js';
 
 /** Counts the members the store hands back to index range reads. */
 function countingStore(): { store: MemoryStore; read: () => number } {
