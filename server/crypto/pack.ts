@@ -212,14 +212,22 @@ export function unpackRecoverReply(batch: PackedBatch, reply: Uint8Array): WorkR
 
 // --- hashHeaders -----------------------------------------------------------------------------
 
-/** Headers are built by our own code, so a wrong length is a bug: it throws, naming the index. */
-export function packHeaders(headers: readonly Uint8Array[]): Uint8Array {
-  const bytes = new Uint8Array(headers.length * HEADER_BYTES);
-  headers.forEach((h, i) => {
-    if (h.length !== HEADER_BYTES) throw new RangeError(`"headers[${i}]" expected ${HEADER_BYTES} bytes, got ${h.length}`);
-    bytes.set(h, i * HEADER_BYTES);
+/**
+ * Items of exactly `size` bytes each, back to back (packFixed refuses unfit items one by one;
+ * headers and hashes are built by our own code, so a wrong length is a bug: it throws, naming
+ * the index).
+ */
+function packExact(items: readonly Uint8Array[], size: number, name: string): Uint8Array {
+  const bytes = new Uint8Array(items.length * size);
+  items.forEach((item, i) => {
+    if (item.length !== size) throw new RangeError(`"${name}[${i}]" expected ${size} bytes, got ${item.length}`);
+    bytes.set(item, i * size);
   });
   return bytes;
+}
+
+export function packHeaders(headers: readonly Uint8Array[]): Uint8Array {
+  return packExact(headers, HEADER_BYTES, 'headers');
 }
 
 /** Reply: n × 32-byte hashes; returned as views over the one reply buffer. */
@@ -230,14 +238,9 @@ export function unpackHashes(count: number, reply: Uint8Array, task = 'hashHeade
 
 // --- merklePath ------------------------------------------------------------------------------
 
-/** 32-byte hashes packed in order; like headers, built by our own code, so a wrong length throws. */
+/** 32-byte hashes packed in order. */
 export function packHashes(hashes: readonly Uint8Array[]): Uint8Array {
-  const bytes = new Uint8Array(hashes.length * HASH_BYTES);
-  hashes.forEach((h, i) => {
-    if (h.length !== HASH_BYTES) throw new RangeError(`"hashes[${i}]" expected ${HASH_BYTES} bytes, got ${h.length}`);
-    bytes.set(h, i * HASH_BYTES);
-  });
-  return bytes;
+  return packExact(hashes, HASH_BYTES, 'hashes');
 }
 
 // --- mineNonces ------------------------------------------------------------------------------
