@@ -24,9 +24,10 @@ import { decodeTxn, encodeTxn, txnHash, type TxnEnvelope } from './txn/envelope.
 import { TxnDecodeError } from './txn/errors.js';
 import { encodeMetadata, TxnType } from './txn/metadata.js';
 import { encodeUvarint } from './txn/varint.js';
-import { connectBlockReward, connectTransaction, type ConnectContext, type ConnectRules } from './rules/connect.js';
+import { commonReads, connectBlockReward, connectTransaction, type ConnectContext, type ConnectRules } from './rules/connect.js';
 import { RuleError } from './rules/errors.js';
-import { checkSignatures } from './rules/signatures.js';
+import { checkSignatures, type SignatureVerdict } from './rules/signatures.js';
+import { BatchQueue, type Settled } from './batchQueue.js';
 import { chainKeys, type BlockRecord, type TipRecord } from './state/keys.js';
 import { StateView } from './state/view.js';
 import type { StateReader } from './state/reader.js';
@@ -228,6 +229,16 @@ export class MempoolBusyError extends Error {
 
 /** Guarded admission attempts before giving up with MempoolBusyError. */
 const ADMISSION_ATTEMPTS = 16;
+/** Most transactions admitted in one batch (one guarded commit). */
+const MAX_ADMISSION_BATCH = 256;
+
+/** A submitted transaction waiting for admission: decoded and hashed once, on arrival. */
+interface Admission {
+  bytes: Uint8Array;
+  txn: TxnEnvelope;
+  hash: Uint8Array;
+  hashHex: string;
+}
 
 const hex = toHex;
 
@@ -423,73 +434,148 @@ export class Chain {
   // --- mempool ------------------------------------------------------------------------------
 
   /**
-   * Validates a signed transaction against the tip plus the mempool and adds it.
+   * Validates a signed transaction against the tip plus the mempool and adds it. Concurrent
+   * submissions are admitted in batches (admitBatch): the answer is the same as one at a time,
+   * in arrival order.
    * @throws {TxnDecodeError} malformed bytes; {RuleError} a broken rule (duplicate, signature,
-   *   nonce, balance, …)
+   *   nonce, balance, …); {MempoolBusyError} the mempool kept changing under it
    */
   async submitTransaction(bytes: Uint8Array): Promise<SubmittedTxn> {
     if (bytes.length > MAX_TXN_BYTES) throw new RuleError('RuleErrorTxnTooBig', `${bytes.length} bytes is over the ${MAX_TXN_BYTES}-byte limit`);
     const txn = decodeTxn(bytes);
     const hash = txnHash(bytes);
-    const hashHex = hex(hash);
     if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
-    const [verdict] = await checkSignatures(this.crypto, [{ bytes, txn }]);
-    if (verdict!.error) throw verdict!.error;
-    const signer = verdict!.signer;
+    return this.admissions.add({ bytes, txn, hash, hashHex: hex(hash) });
+  }
 
-    for (let attempt = 0; attempt < ADMISSION_ATTEMPTS; attempt++) {
+  private readonly admissions = new BatchQueue<Admission, SubmittedTxn>((items) => this.admitBatch(items), MAX_ADMISSION_BATCH);
+
+  /**
+   * Admits a batch of transactions in arrival order: their signatures in one pool call, their
+   * duplicate checks and common state reads in one store round trip each, each connected on the
+   * pending state plus the ones before it, then all accepted ones in one guarded commit and one
+   * publish. A transaction that breaks a rule is refused alone; when another process changed
+   * the mempool meanwhile, the accepted ones are connected again on the new mempool and retried.
+   */
+  private async admitBatch(items: readonly Admission[]): Promise<Array<Settled<SubmittedTxn>>> {
+    const results: Array<Settled<SubmittedTxn> | undefined> = new Array(items.length);
+    const fail = (i: number, error: unknown): void => {
+      results[i] = { ok: false, error };
+    };
+    const verdicts = await checkSignatures(this.crypto, items);
+    let pending: number[] = [];
+    items.forEach((_, i) => (verdicts[i]!.error ? fail(i, verdicts[i]!.error) : pending.push(i)));
+
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === ADMISSION_ATTEMPTS) {
+        for (const i of pending) fail(i, new MempoolBusyError(`the mempool changed during each of ${ADMISSION_ATTEMPTS} attempts to add this transaction; retry`));
+        break;
+      }
       // Another admission or a block won the race: back off a little, growing and jittered, so
       // contending processes stop colliding (a busy miner changes the mempool every block).
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
-      const [existing, mined] = await this.store.getMany<unknown>([mempoolTxnKey(hashHex), chainKeys.txn(hashHex)]);
-      if (existing !== undefined || mined !== undefined) throw new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined ? 'mined' : 'in the mempool'}`);
-      const replay = await this.replayMempool();
-      // Read before connecting: another admission in this process may extend the replay while
-      // this one awaits, and then this attempt must lose its guard and retry.
-      const baseVersion = replay.version;
-      // The limit is checked against the mempool the guard below pins (version baseVersion),
-      // so with any number of processes admitting at once it is never passed. A rule error
-      // (400), as the reference answers every mempool refusal, rather than a 503: a full
-      // mempool stays full until a block, so an immediate retry would not help.
-      const held = replay.mempoolBytes;
-      if (held + bytes.length > this.params.mempoolMaxSizeBytes) {
-        throw new RuleError(
-          'RuleErrorMempoolFull',
-          `the mempool holds ${held} bytes and this ${bytes.length}-byte transaction would pass its limit of ${this.params.mempoolMaxSizeBytes} bytes (--mempool-max-size-bytes); retry after the next block`,
-        );
-      }
-      const attemptView = replay.view.child();
-      const connected = await connectTransaction(attemptView, txn, { hash, size: bytes.length, signer }, this.context(replay.height));
-      const addedAtMs = this.now();
-      const entry: MempoolEntry = { bytes, addedAtMs, signer };
-      const version = (baseVersion ?? 0) + 1;
-      const ok = await this.store.commit(
-        [
-          { op: 'set', key: mempoolTxnKey(hashHex), value: entry },
-          // Ordered by the version this admission creates: strictly increasing across every
-          // process (the commit is guarded on the previous one), so the mempool replays in
-          // exactly the order its transactions were validated in.
-          { op: 'indexAdd', key: MEMPOOL_ORDER, members: [orderMember(version, hashHex)] },
-          { op: 'set', key: MEMPOOL_VERSION, value: version },
-        ],
-        [{ key: MEMPOOL_VERSION, equals: baseVersion }],
-      );
-      if (ok) {
-        if (this.replayCache === replay && replay.version === baseVersion) {
-          // The store now holds exactly the replay plus this transaction: extend the cache.
-          recordWrites(replay.writes, version, attemptView.writtenKeys());
-          attemptView.commitTo();
-          replay.accepted.push({ hashHex, version, ...entry });
-          replay.bytes += bytes.length;
-          replay.mempoolBytes += bytes.length;
-          replay.feesNanos += connected.feeNanos;
-          replay.version = version;
-        }
-        await this.store.publish(CHANNEL_MEMPOOL, { added: hashHex });
-        return { hashHex, txn };
+      try {
+        pending = await this.admitOnce(items, pending, verdicts, fail, results);
+      } catch (error) {
+        // The store failed (a rule error never reaches here): nothing more was admitted.
+        for (const i of pending) if (results[i] === undefined) fail(i, error);
+        break;
       }
     }
-    throw new MempoolBusyError(`the mempool changed during each of ${ADMISSION_ATTEMPTS} attempts to add this transaction; retry`);
+    return results.map((r) => r ?? { ok: false, error: new Error('admission left a transaction unanswered') });
+  }
+
+  /**
+   * One guarded attempt of admitBatch for the `pending` items: settles the refused and, when the
+   * commit holds, the admitted ones; returns those to try again (the commit lost a race).
+   */
+  private async admitOnce(
+    items: readonly Admission[],
+    pending: readonly number[],
+    verdicts: readonly SignatureVerdict[],
+    fail: (i: number, error: unknown) => void,
+    results: Array<Settled<SubmittedTxn> | undefined>,
+  ): Promise<number[]> {
+    const known = await this.store.getMany<unknown>(pending.flatMap((i) => [mempoolTxnKey(items[i]!.hashHex), chainKeys.txn(items[i]!.hashHex)]));
+    const replay = await this.replayMempool();
+    // Read before connecting: a replay of this process may move on while this batch awaits,
+    // and then the commit must lose its guard and retry.
+    const baseVersion = replay.version;
+    await replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, verdicts[i]!.signer)));
+    const batchView = replay.view.child();
+    const admitted: Array<{ i: number; entry: MempoolTxn; writes: string[]; feeNanos: bigint }> = [];
+    const inBatch = new Set<string>();
+    // The limit is checked against the mempool the guard below pins (version baseVersion), so
+    // with any number of processes admitting at once it is never passed. A rule error (400), as
+    // the reference answers every mempool refusal, rather than a 503: a full mempool stays full
+    // until a block, so an immediate retry would not help.
+    let held = replay.mempoolBytes;
+    for (const [n, i] of pending.entries()) {
+      const { bytes, txn, hash, hashHex } = items[i]!;
+      const [existing, mined] = [known[2 * n], known[2 * n + 1]];
+      if (existing !== undefined || mined !== undefined || inBatch.has(hashHex)) {
+        fail(i, new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined !== undefined ? 'mined' : 'in the mempool'}`));
+        continue;
+      }
+      if (held + bytes.length > this.params.mempoolMaxSizeBytes) {
+        fail(
+          i,
+          new RuleError(
+            'RuleErrorMempoolFull',
+            `the mempool holds ${held} bytes and this ${bytes.length}-byte transaction would pass its limit of ${this.params.mempoolMaxSizeBytes} bytes (--mempool-max-size-bytes); retry after the next block`,
+          ),
+        );
+        continue;
+      }
+      const view = batchView.child();
+      const signer = verdicts[i]!.signer;
+      let feeNanos: bigint;
+      try {
+        feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer }, this.context(replay.height))).feeNanos;
+      } catch (error) {
+        if (!(error instanceof RuleError)) throw error;
+        fail(i, error);
+        continue;
+      }
+      const version = (baseVersion ?? 0) + admitted.length + 1;
+      admitted.push({ i, entry: { hashHex, version, bytes, addedAtMs: this.now(), signer }, writes: view.writtenKeys(), feeNanos });
+      view.commitTo();
+      inBatch.add(hashHex);
+      held += bytes.length;
+    }
+    if (admitted.length === 0) return [];
+    const lastVersion = (baseVersion ?? 0) + admitted.length;
+    const ok = await this.store.commit(
+      [
+        ...admitted.map(({ entry: { hashHex, version: _, ...stored } }) => ({ op: 'set' as const, key: mempoolTxnKey(hashHex), value: stored satisfies MempoolEntry })),
+        // Ordered by the version each admission creates: strictly increasing across every
+        // process (the commit is guarded on the previous one), so the mempool replays in
+        // exactly the order its transactions were validated in.
+        { op: 'indexAdd', key: MEMPOOL_ORDER, members: admitted.map((a) => orderMember(a.entry.version, a.entry.hashHex)) },
+        { op: 'set', key: MEMPOOL_VERSION, value: lastVersion },
+      ],
+      [{ key: MEMPOOL_VERSION, equals: baseVersion }],
+    );
+    if (!ok) return admitted.map((a) => a.i);
+    if (this.replayCache === replay && replay.version === baseVersion) {
+      // The store now holds exactly the replay plus this batch: extend the cache.
+      for (const a of admitted) {
+        recordWrites(replay.writes, a.entry.version, a.writes);
+        replay.accepted.push(a.entry);
+        replay.bytes += a.entry.bytes.length;
+        replay.mempoolBytes += a.entry.bytes.length;
+        replay.feesNanos += a.feeNanos;
+      }
+      batchView.commitTo();
+      replay.version = lastVersion;
+    }
+    for (const a of admitted) results[a.i] = { ok: true, value: { hashHex: a.entry.hashHex, txn: items[a.i]!.txn } };
+    // Admitted whatever the publish does: a lost announcement delays the next template until
+    // the producer's refresh, it loses no transaction.
+    await this.store.publish(CHANNEL_MEMPOOL, { added: admitted.map((a) => a.entry.hashHex) }).catch((err: unknown) => {
+      this.log.warn({ err: (err as Error).message }, 'mempool: could not announce admitted transactions');
+    });
+    return [];
   }
 
   /** How many transactions wait in the mempool (one store call; metrics read it per scrape). */

@@ -20,6 +20,7 @@ import { RuleError } from './errors.js';
 import { TxnDecodeError } from '../txn/errors.js';
 import { TYPE_HANDLERS } from './handlers.js';
 import { rulesWithGlobalParams } from './globalParams.js';
+import { derivedKeyKeys } from '../state/derivedKeys.js';
 
 export { getBalance, setBalance };
 
@@ -79,6 +80,21 @@ export interface Connected {
  * malformed bytes; connect turns that into RuleErrorTxnMetadataMalformed).
  */
 export type TypeHandler = (view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext) => Promise<void>;
+
+/**
+ * State keys connecting `txn` reads whatever its type: its nonce, the balances it moves, and
+ * the derived key that signed it. Admission reads them for a whole batch in one round trip
+ * (StateView.prefetch); type handlers read the rest themselves.
+ */
+export function commonReads(txn: TxnEnvelope, signer: Uint8Array): string[] {
+  const keys: string[] = [];
+  if (txn.publicKey.length !== 33) return keys;
+  if (txn.v1 !== null) keys.push(chainKeys.nonce(txn.publicKey, txn.v1.nonceExpirationBlockHeight, txn.v1.noncePartialId));
+  keys.push(chainKeys.balance(txn.publicKey));
+  for (const o of txn.outputs) if (o.publicKey.length === 33) keys.push(chainKeys.balance(o.publicKey));
+  if (Buffer.compare(signer, txn.publicKey) !== 0) keys.push(derivedKeyKeys.entry(txn.publicKey, signer));
+  return keys;
+}
 
 /**
  * Connects a user transaction (anything but a block reward) into `view`.

@@ -69,6 +69,24 @@ export class StateView {
   }
 
   /**
+   * Reads these keys into the root view's read cache in one store round trip (keys it already
+   * holds are skipped), so connecting a batch of transactions finds the keys every transaction
+   * reads (balances, nonces) without a round trip each. Never changes what `get` answers.
+   */
+  async prefetch(keys: readonly string[]): Promise<void> {
+    if (this.parent !== null) return this.parent.prefetch(keys);
+    const cache = this.cache!;
+    const missing = [...new Set(keys)].filter((k) => !cache.has(k));
+    if (missing.length === 0) return;
+    const values = await this.store.getMany(missing);
+    missing.forEach((k, i) => {
+      // A read that finished meanwhile is as fresh; keep it.
+      if (!cache.has(k)) cache.set(k, values[i]);
+    });
+    while (cache.size > MAX_CACHED_READS) cache.delete(cache.keys().next().value!);
+  }
+
+  /**
    * The value as it was before this view's own writes (what the parent, or the store, holds):
    * rules that weigh a transaction's effects compare it with `get`.
    */

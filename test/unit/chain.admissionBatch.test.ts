@@ -1,0 +1,155 @@
+/**
+ * Batched admission (issue 18): transactions submitted together are admitted in batches (one
+ * signature call, one guarded commit, one publish per batch), with the same answers as one at
+ * a time: arrival order, a rule breaker refused alone, duplicates inside a batch refused, and
+ * two processes admitting batches at once never lose or double a transaction.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
+import { Chain } from '../../server/chain/chain.js';
+import { constructTxn } from '../../server/chain/construct.js';
+import { chainKeys } from '../../server/chain/state/keys.js';
+import { InlineCrypto } from '../../server/crypto/inline.js';
+import { signTransaction } from '../../server/identity/signTxn.js';
+import { MemoryStore } from '../../server/store/memory.js';
+import type { Guard, WriteOp } from '../../server/store/types.js';
+import { getPublicKey } from '../../wasm/secp256k1.js';
+import { solveHeader } from '../helpers/mining.js';
+
+const log = pino({ level: 'silent' });
+const crypto = new InlineCrypto();
+const store = new MemoryStore();
+/** Guarded commits that added mempool members, and how many members each added. */
+let admissionCommits: number[] = [];
+const commit = store.commit.bind(store);
+store.commit = (ops: readonly WriteOp[], guards?: readonly Guard[]) => {
+  const add = ops.find((o) => o.op === 'indexAdd' && o.key === 'mempool:order');
+  if (add && add.op === 'indexAdd') admissionCommits.push(add.members.length);
+  return commit(ops, guards);
+};
+let publishes = 0;
+const publish = store.publish.bind(store);
+store.publish = (channel: string, message: unknown) => {
+  if (channel === 'chain:mempool') publishes++;
+  return publish(channel, message);
+};
+const processA = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+const processB = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+
+const newKey = () => {
+  const secret = new Uint8Array(randomBytes(32));
+  return { secret, pk: getPublicKey(secret, true) };
+};
+const alice = newKey();
+const bob = newKey();
+
+before(async () => {
+  await processA.init();
+  const t = await processA.blockTemplate(alice.pk, 1);
+  await processA.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
+});
+after(async () => {
+  await store.close();
+  await crypto.close();
+});
+beforeEach(async () => {
+  // Each test starts on an empty mempool: mine what the last one left.
+  if ((await processA.mempoolSize()) > 0) {
+    const t = await processA.blockTemplate(alice.pk, 1);
+    await processA.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
+  }
+  admissionCommits = [];
+  publishes = 0;
+});
+
+async function transfer(amount: bigint, from = alice): Promise<Uint8Array> {
+  const tip = await processA.tip();
+  const c = constructTxn({
+    publicKey: from.pk,
+    metadata: { type: 'BASIC_TRANSFER' },
+    outputs: [{ publicKey: bob.pk, amountNanos: amount }],
+    minFeeRateNanosPerKB: 1000n,
+    networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
+    tipHeight: tip.height,
+    maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
+  });
+  return signTransaction(crypto, c.bytes, from.secret, { derived: false });
+}
+
+const hashOf = (r: PromiseSettledResult<{ hashHex: string }>): string => (r.status === 'fulfilled' ? r.value.hashHex : 'refused');
+
+/** Bob's balance in a chain's pending state, and in a fresh process's (a full replay). */
+async function bobPending(chain: Chain): Promise<[bigint | undefined, bigint | undefined]> {
+  const fresh = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+  const key = chainKeys.balance(bob.pk);
+  return [await (await chain.pendingView()).get<bigint>(key), await (await fresh.pendingView()).get<bigint>(key)];
+}
+
+describe('batched admission', () => {
+  it('admits transactions submitted together in one commit and one publish, in arrival order', async () => {
+    const txns = await Promise.all(Array.from({ length: 20 }, (_, i) => transfer(BigInt(1000 + i))));
+    const answers = await Promise.all(txns.map((t) => processA.submitTransaction(t)));
+    assert.deepEqual(admissionCommits, [20], 'one guarded commit for the batch');
+    assert.equal(publishes, 1, 'one announcement for the batch');
+    const order = (await processA.mempool()).map((m) => m.hashHex);
+    assert.deepEqual(order, answers.map((a) => a.hashHex), 'the mempool holds them in arrival order');
+    const [seen, full] = await bobPending(processA);
+    assert.equal(seen, full, 'the extended replay equals a full replay');
+    const t = await processA.blockTemplate(alice.pk, 1);
+    assert.equal(t.stats.TxnCount, 20);
+  });
+
+  it('refuses a rule breaker, a bad signature and a duplicate alone; the rest of the batch is admitted', async () => {
+    const good = await Promise.all([transfer(1n), transfer(2n), transfer(3n)]);
+    const broke = await transfer(10n ** 16n); // more than alice holds
+    const badSig = Uint8Array.from(await transfer(4n));
+    badSig[badSig.length - 5]! ^= 1;
+    const answers = await Promise.allSettled([good[0]!, broke, good[1]!, badSig, good[1]!, good[2]!].map((t) => processA.submitTransaction(t)));
+    const reason = (i: number): string => String((answers[i] as PromiseRejectedResult).reason);
+    assert.equal(answers[0]!.status, 'fulfilled');
+    assert.match(reason(1), /RuleErrorInsufficientBalance/);
+    assert.equal(answers[2]!.status, 'fulfilled');
+    assert.match(reason(3), /RuleError/);
+    assert.match(reason(4), /RuleErrorDuplicateTxn/, 'the same transaction twice in one batch: the second is a duplicate');
+    assert.equal(answers[5]!.status, 'fulfilled');
+    assert.deepEqual((await processA.mempool()).map((m) => m.hashHex), [0, 2, 5].map((i) => hashOf(answers[i]! as PromiseSettledResult<{ hashHex: string }>)));
+    assert.deepEqual(admissionCommits, [3]);
+  });
+
+  it('a transaction spending what an earlier one in its batch spent is refused, as one at a time', async () => {
+    const carol = newKey();
+    // Fund carol with exactly one transfer's worth (plus fees), then send two at once.
+    await processA.submitTransaction(await transfer(0n)); // keeps bob's balance key warm
+    const fundTxn = constructTxn({
+      publicKey: alice.pk,
+      metadata: { type: 'BASIC_TRANSFER' },
+      outputs: [{ publicKey: carol.pk, amountNanos: 10_000n }],
+      minFeeRateNanosPerKB: 1000n,
+      networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
+      tipHeight: (await processA.tip()).height,
+      maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
+    });
+    await processA.submitTransaction(await signTransaction(crypto, fundTxn.bytes, alice.secret, { derived: false }));
+    const [a, b] = await Promise.all([transfer(9_000n, carol), transfer(9_000n, carol)]);
+    const answers = await Promise.allSettled([processA.submitTransaction(a!), processA.submitTransaction(b!)]);
+    assert.equal(answers[0].status, 'fulfilled');
+    assert.equal(answers[1].status, 'rejected');
+    assert.match(String((answers[1] as PromiseRejectedResult).reason), /RuleErrorInsufficientBalance/);
+  });
+
+  it('two processes admitting batches at once lose and double nothing', async () => {
+    const txns = await Promise.all(Array.from({ length: 40 }, (_, i) => transfer(BigInt(2000 + i))));
+    const answers = await Promise.all(txns.map((t, i) => (i % 2 === 0 ? processA : processB).submitTransaction(t)));
+    const held = (await processA.mempool()).map((m) => m.hashHex);
+    assert.equal(held.length, 40);
+    assert.deepEqual(new Set(held), new Set(answers.map((a) => a.hashHex)));
+    for (const chain of [processA, processB]) {
+      const [seen, full] = await bobPending(chain);
+      assert.equal(seen, full);
+    }
+    assert.ok(admissionCommits.length < 40, `batched: ${admissionCommits.length} commits for 40 transactions`);
+  });
+});
