@@ -28,7 +28,7 @@ import { commonReads, connectBlockReward, connectTransaction, type ConnectContex
 import { RuleError } from './rules/errors.js';
 import { checkSignatures, type SignatureVerdict } from './rules/signatures.js';
 import { BatchQueue, type Settled } from './batchQueue.js';
-import { chainKeys, type BlockRecord, type TipRecord } from './state/keys.js';
+import { chainKeys, type BlockRecord, type BlockWritesRecord, type TipRecord } from './state/keys.js';
 import { StateView } from './state/view.js';
 import type { StateReader } from './state/reader.js';
 import { getGlobalParams, globalParamsDefaults, type GlobalParams } from './state/globalParams.js';
@@ -67,12 +67,21 @@ interface MempoolEntry {
   addedAtMs: number;
   /** The key whose signature verified at admission (owner or derived key). */
   signer: Uint8Array;
+  /**
+   * The mempool version its admission created (its order member's prefix), so a block finds
+   * the members of what it mined without reading the whole order. Absent in older entries.
+   */
+  version?: number;
 }
 
 interface MempoolTxn extends MempoolEntry {
   hashHex: string;
-  /** The mempool version its admission created (its order member's prefix). */
   version: number;
+}
+
+/** A mempool transaction that connected in a replay, with the fee it pays. */
+interface AcceptedTxn extends MempoolTxn {
+  feeNanos: bigint;
 }
 
 /**
@@ -98,8 +107,12 @@ export interface PendingPoint {
 
 /** Blocks between two points past which pendingChanges stops listing keys (answers null). */
 const MAX_BLOCKS_BETWEEN_POINTS = 32n;
-/** How long a block's written-key list is kept (chainKeys.blockWrites). */
-const BLOCK_WRITES_TTL_MS = 60 * 60_000;
+/**
+ * Most keys a block's written-key list names (chainKeys.blockWrites); a block that wrote more
+ * stores no list, and caches across it start over. With the lists of the last
+ * MAX_BLOCKS_BETWEEN_POINTS blocks kept, that bounds them by size whatever the write rate.
+ */
+const MAX_BLOCK_WRITES_LISTED = 20_000;
 
 export interface ChainPosition {
   tip: TipRecord;
@@ -113,15 +126,13 @@ interface MempoolReplay {
   version: number | undefined;
   height: bigint;
   view: StateView;
-  accepted: MempoolTxn[];
+  accepted: AcceptedTxn[];
   /** Bytes of the accepted transactions. */
   bytes: number;
   /** Bytes of every transaction replayed, failed ones included: what the mempool holds. */
   mempoolBytes: number;
   feesNanos: bigint;
   failures: Array<{ entry: MempoolTxn; error: unknown }>;
-  /** Whether a byte limit cut the replay short (such a replay is not cached). */
-  truncated: boolean;
   /** Admissions of other processes layered on a full replay (see extendReplay). */
   extensions: number;
   writes: ReplayWrites;
@@ -146,13 +157,21 @@ interface TemplateRecord {
   height: bigint;
   tstampSecs: bigint;
   targetHex: string;
-  /** Signed user transactions, in block order (after the reward). */
-  txns: Uint8Array[];
   /**
-   * The merkle path of the reward (leaf 0) over `txns` (merklePath task): each header's root is
-   * then one hash per level. Absent in records of older versions (treated as expired).
+   * The block's user transactions, by reference rather than by value (a record stays a few
+   * hundred bytes whatever the block's size): the mempool's transactions with versions up to
+   * `throughVersion`, less `skipped` (those that did not connect), in mempool order. The store
+   * keeps them until a block mines them, and then this template is for an old tip anyway.
+   * Absent in records of older versions (treated as expired).
    */
-  merklePath?: Uint8Array[];
+  throughVersion?: number;
+  skipped: string[];
+  txnCount: number;
+  /**
+   * The merkle path of the reward (leaf 0) over the transactions (merklePath task): each
+   * header's root is then one hash per level.
+   */
+  merklePath: Uint8Array[];
   feesNanos: bigint;
   /** The first mempool transaction left out, if any (for LatestBlockTemplateStats). */
   failing: { hashHex: string; error: string; addedAtMs: number } | null;
@@ -341,9 +360,9 @@ export class Chain {
     const heights = Array.from({ length: Number(blocks) + 1 }, (_, i) => from.height + BigInt(i));
     const hashes = await this.store.getMany<string>(heights.map((h) => chainKeys.hashAtHeight(h)));
     if (hashes[0] !== from.tipHashHex || hashes[hashes.length - 1] !== to.tipHashHex) return null;
-    const blockWrites = await this.store.getMany<string[]>(hashes.slice(1).map((h) => chainKeys.blockWrites(h!)));
-    if (blockWrites.some((w) => w === undefined)) return null;
-    return new Set([...from.writes.all, ...to.writes.all, ...blockWrites.flatMap((w) => w!)]);
+    const lists = await this.store.getMany<BlockWritesRecord>(heights.slice(1).map((h) => chainKeys.blockWrites(h)));
+    if (lists.some((w, i) => w === undefined || w.hashHex !== hashes[i + 1] || w.keys === null)) return null;
+    return new Set([...from.writes.all, ...to.writes.all, ...lists.flatMap((w) => w!.keys!)]);
   }
 
   /**
@@ -547,7 +566,7 @@ export class Chain {
     const lastVersion = (baseVersion ?? 0) + admitted.length;
     const ok = await this.store.commit(
       [
-        ...admitted.map(({ entry: { hashHex, version: _, ...stored } }) => ({ op: 'set' as const, key: mempoolTxnKey(hashHex), value: stored satisfies MempoolEntry })),
+        ...admitted.map(({ entry: { hashHex, ...stored } }) => ({ op: 'set' as const, key: mempoolTxnKey(hashHex), value: stored satisfies MempoolEntry })),
         // Ordered by the version each admission creates: strictly increasing across every
         // process (the commit is guarded on the previous one), so the mempool replays in
         // exactly the order its transactions were validated in.
@@ -557,11 +576,13 @@ export class Chain {
       [{ key: MEMPOOL_VERSION, equals: baseVersion }],
     );
     if (!ok) return admitted.map((a) => a.i);
-    if (this.replayCache === replay && replay.version === baseVersion) {
-      // The store now holds exactly the replay plus this batch: extend the cache.
+    // The store now holds exactly the replay plus this batch: extend the cache in place, unless
+    // a replay is being built meanwhile (a read that saw this commit extending the cache with
+    // it from the store): it would then connect this batch a second time, over its own writes.
+    if (this.replayCache === replay && replay.version === baseVersion && this.replaysInFlight.size === 0) {
       for (const a of admitted) {
         recordWrites(replay.writes, a.entry.version, a.writes);
-        replay.accepted.push(a.entry);
+        replay.accepted.push({ ...a.entry, feeNanos: a.feeNanos });
         replay.bytes += a.entry.bytes.length;
         replay.mempoolBytes += a.entry.bytes.length;
         replay.feesNanos += a.feeNanos;
@@ -583,9 +604,10 @@ export class Chain {
     return this.store.indexSize(MEMPOOL_ORDER);
   }
 
-  /** Mempool transactions in arrival order. */
-  async mempool(): Promise<MempoolTxn[]> {
-    const members = (await this.store.indexRange(MEMPOOL_ORDER)).map(parseOrderMember);
+  /** Mempool transactions in arrival order (those admitted up to a mempool version, if given). */
+  async mempool(throughVersion?: number): Promise<MempoolTxn[]> {
+    const range = throughVersion === undefined ? {} : { lt: orderMember(throughVersion + 1, '') };
+    const members = (await this.store.indexRange(MEMPOOL_ORDER, range)).map(parseOrderMember);
     const entries = await this.store.getMany<MempoolEntry>(members.map((m) => mempoolTxnKey(m.hashHex)));
     const out: MempoolTxn[] = [];
     entries.forEach((e, i) => {
@@ -596,22 +618,21 @@ export class Chain {
 
   /**
    * Replays the mempool on the tip, for a block at height tip+1: the state with every
-   * transaction that still connects applied (in arrival order, up to `maxBytes` of them), those
+   * transaction that still connects applied (in arrival order), those
    * transactions and their fees, and the ones that failed with why.
    */
-  private async replayMempool(maxBytes = Infinity): Promise<MempoolReplay> {
+  private async replayMempool(): Promise<MempoolReplay> {
     const { tip, mempoolVersion: version } = await this.position();
     const cached = this.replayCache;
-    if (cached && cached.tip.hashHex === tip.hashHex && cached.version === version && cached.bytes <= maxBytes) return cached;
+    if (cached && cached.tip.hashHex === tip.hashHex && cached.version === version) return cached;
     // Requests arriving together after a change share one replay instead of each building one
     // (under a stream of writes, dozens of reads would otherwise replay the same mempool at once).
-    const key = `${tip.hashHex}:${version}:${maxBytes}`;
+    const key = `${tip.hashHex}:${version}`;
     let building = this.replaysInFlight.get(key);
     if (building === undefined) {
       building = (async () => {
-        const replay =
-          (cached && maxBytes === Infinity && (await this.extendReplay(cached, tip, version))) || (await this.buildReplay(tip, version, maxBytes));
-        if (!replay.truncated) this.replayCache = replay;
+        const replay = (cached && (await this.extendReplay(cached, tip, version))) || (await this.buildReplay(tip, version));
+        this.replayCache = replay;
         return replay;
       })().finally(() => this.replaysInFlight.delete(key));
       this.replaysInFlight.set(key, building);
@@ -619,7 +640,7 @@ export class Chain {
     return building;
   }
 
-  /** Replays being built, by (tip, mempool version, byte limit). */
+  /** Replays being built, by (tip, mempool version). */
   private readonly replaysInFlight = new Map<string, Promise<MempoolReplay>>();
 
   /**
@@ -643,7 +664,7 @@ export class Chain {
    * is a child view over it.
    */
   private async extendReplay(cached: MempoolReplay, tip: TipRecord, version: number | undefined): Promise<MempoolReplay | null> {
-    if (cached.truncated || cached.tip.hashHex !== tip.hashHex || version === undefined || cached.extensions >= MAX_REPLAY_EXTENSIONS) return null;
+    if (cached.tip.hashHex !== tip.hashHex || version === undefined || cached.extensions >= MAX_REPLAY_EXTENSIONS) return null;
     const from = cached.version ?? 0;
     if (version <= from) return null;
     const members = (await this.store.indexRange(MEMPOOL_ORDER, { gte: orderMember(from + 1, ''), lt: orderMember(version + 1, '') })).map(parseOrderMember);
@@ -671,7 +692,7 @@ export class Chain {
       const r = await connectTransaction(view, decodeTxn(m.bytes), info, this.context(replay.height));
       recordWrites(replay.writes, m.version, view.writtenKeys());
       view.commitTo();
-      replay.accepted.push(m);
+      replay.accepted.push({ ...m, feeNanos: r.feeNanos });
       replay.feesNanos += r.feeNanos;
       replay.bytes += m.bytes.length;
     } catch (error) {
@@ -683,7 +704,7 @@ export class Chain {
     }
   }
 
-  private async buildReplay(tip: TipRecord, version: number | undefined, maxBytes: number): Promise<MempoolReplay> {
+  private async buildReplay(tip: TipRecord, version: number | undefined): Promise<MempoolReplay> {
     const replay: MempoolReplay = {
       tip,
       version,
@@ -694,17 +715,12 @@ export class Chain {
       mempoolBytes: 0,
       feesNanos: 0n,
       failures: [],
-      truncated: false,
       extensions: 0,
       writes: { byVersion: new Map(), all: new Set() },
     };
-    for (const m of await this.mempool()) {
-      if (replay.bytes + m.bytes.length > maxBytes) {
-        replay.truncated = true;
-        break;
-      }
-      await this.replayOne(replay, m);
-    }
+    // Only what was admitted up to the version this replay is of: an admission committed since
+    // is not in it, or a later extension to that version would connect it a second time.
+    for (const m of await this.mempool(version ?? 0)) await this.replayOne(replay, m);
     return replay;
   }
 
@@ -745,29 +761,70 @@ export class Chain {
    */
   async publishedTemplates(blockId: string, wants: ReadonlyArray<{ rewardPk33: Uint8Array; numHeaders: number }>): Promise<BlockTemplate[] | undefined> {
     const record = await this.store.get<TemplateRecord>(templateKey(blockId));
-    // A record without a merkle path is an older version's: a fresh announcement follows.
-    if (!record?.merklePath) return undefined;
+    // A record without a version bound is an older version's: a fresh announcement follows.
+    if (record?.throughVersion === undefined) return undefined;
     return wants.map((w) => this.templateFor(blockId, record, w.rewardPk33, w.numHeaders));
   }
 
-  /** Replays the mempool on the tip and stores the result under its content id. */
+  /**
+   * The current template from the pending state (no replay of its own): the accepted mempool
+   * transactions in arrival order while they fit in a block, stored under its content id. A
+   * prefix of the replay is a valid block: each transaction connected on those before it.
+   */
   private async buildTemplateRecord(ttlMs = TEMPLATE_TTL_MS): Promise<{ blockId: string; record: TemplateRecord }> {
-    const { tip, version, height, accepted, feesNanos: fees, failures } = await this.replayMempool(this.params.minerMaxBlockSizeBytes);
-    const txns = accepted.map((m) => m.bytes);
+    const { tip, version, height, accepted, failures } = await this.replayMempool();
+    let count = 0;
+    let bytes = 0;
+    let feesNanos = 0n;
+    for (const m of accepted) {
+      if (bytes + m.bytes.length > this.params.minerMaxBlockSizeBytes) break;
+      bytes += m.bytes.length;
+      feesNanos += m.feeNanos;
+      count++;
+    }
+    const included = accepted.slice(0, count);
+    const throughVersion = included.at(-1)?.version ?? 0;
     // Hashed once, at admission: a template never hashes its transactions again.
-    const hashes = accepted.map((m) => fromHex(m.hashHex));
+    const hashes = included.map((m) => fromHex(m.hashHex));
     const first = failures[0];
     const failing = first ? { hashHex: first.entry.hashHex, error: (first.error as Error).message, addedAtMs: first.entry.addedAtMs } : null;
     const nowSecs = BigInt(Math.floor(this.now() / 1000));
     const tstampSecs = nowSecs > tip.tstampSecs ? nowSecs : tip.tstampSecs + 1n;
     const target = await this.targetAfter(tip);
     const merklePath = await this.merklePathFor(`${tip.hashHex}:${version}:${hashes.length}`, hashes);
-    const record: TemplateRecord = { prevHashHex: tip.hashHex, height, tstampSecs, targetHex: hex(target), txns, merklePath, feesNanos: fees, failing };
+    const record: TemplateRecord = {
+      prevHashHex: tip.hashHex,
+      height,
+      tstampSecs,
+      targetHex: hex(target),
+      throughVersion,
+      skipped: failures.filter((f) => f.entry.version <= throughVersion).map((f) => f.entry.hashHex),
+      txnCount: count,
+      merklePath,
+      feesNanos,
+      failing,
+    };
     // The id names the template's contents: the same tip, time and transactions give the same id.
     const idInput = Buffer.concat([fromHex(tip.hashHex), encodeUvarint(height), encodeUvarint(tstampSecs), ...hashes]);
     const blockId = hex(sha256d(idInput));
     await this.storeTemplateRecord(blockId, record, ttlMs);
     return { blockId, record };
+  }
+
+  /**
+   * A template's transactions, read back from the mempool.
+   * @throws {ChainRequestError} when a block mined some of them since (the template is stale)
+   */
+  private async templateTxns(record: TemplateRecord & { throughVersion: number }): Promise<Uint8Array[]> {
+    const skipped = new Set(record.skipped);
+    const members = (await this.store.indexRange(MEMPOOL_ORDER, { lt: orderMember(record.throughVersion + 1, '') }))
+      .map(parseOrderMember)
+      .filter((m) => !skipped.has(m.hashHex));
+    const entries = members.length === record.txnCount ? await this.store.getMany<MempoolEntry>(members.map((m) => mempoolTxnKey(m.hashHex))) : [undefined];
+    if (entries.some((e) => e === undefined)) {
+      throw new ChainRequestError('this template is stale: a block mined since took some of its transactions; get a new template');
+    }
+    return entries.map((e) => e!.bytes);
   }
 
   /**
@@ -835,7 +892,7 @@ export class Chain {
       headers,
       extraNonces,
       stats: {
-        TxnCount: record.txns.length,
+        TxnCount: record.txnCount,
         FailingTxnError: failing?.error ?? 'You good',
         FailingTxnHash: failing?.hashHex ?? 'Nada',
         FailingTxnMinutesSinceAdded: failing ? (this.now() - failing.addedAtMs) / 60_000 : 0,
@@ -852,7 +909,7 @@ export class Chain {
   async submitBlock(rewardPk33: Uint8Array, headerBytes: Uint8Array, extraNonce: bigint, blockId: string, opts: BlockWriteOptions = {}): Promise<ProcessResult> {
     if (!/^[0-9a-f]{64}$/.test(blockId)) throw new ChainRequestError(`Invalid blockID: expected 64 hex characters`);
     const record = await this.store.get<TemplateRecord>(templateKey(blockId));
-    if (!record) throw new ChainRequestError(`Block with blockID ${blockId} not found (templates expire after ${PUBLISHED_TEMPLATE_TTL_MS / 60_000} to ${TEMPLATE_TTL_MS / 60_000} minutes)`);
+    if (record?.throughVersion === undefined) throw new ChainRequestError(`Block with blockID ${blockId} not found (templates expire after ${PUBLISHED_TEMPLATE_TTL_MS / 60_000} to ${TEMPLATE_TTL_MS / 60_000} minutes)`);
     const header = decodeHeaderOr400(headerBytes);
     if (hex(header.prevBlockHash) !== record.prevHashHex || header.height !== record.height) {
       throw new ChainRequestError('the header is not for this template (previous block hash or height differ)');
@@ -860,10 +917,10 @@ export class Chain {
     const reward = encodeTxn(this.rewardTxn(rewardPk33, extraNonce, record.height, record.feesNanos));
     // The template's merkle path checks the root in one hash per level, before processBlock
     // hashes every transaction: a header made up for this template costs no more than that.
-    if (record.merklePath && hex(rootFromFirstLeafPath(sha256d(reward), record.merklePath)) !== hex(header.transactionMerkleRoot)) {
+    if (hex(rootFromFirstLeafPath(sha256d(reward), record.merklePath)) !== hex(header.transactionMerkleRoot)) {
       throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions (this template with this reward key and extra nonce)');
     }
-    return this.processBlock(headerBytes, [reward, ...record.txns], opts);
+    return this.processBlock(headerBytes, [reward, ...(await this.templateTxns({ ...record, throughVersion: record.throughVersion }))], opts);
   }
 
   // --- blocks -------------------------------------------------------------------------------
@@ -901,6 +958,8 @@ export class Chain {
     if (bad) throw bad.error;
 
     const view = StateView.over(this.store);
+    // The keys every transaction reads, in one round trip (type handlers read the rest).
+    await view.prefetch(txns.slice(1).flatMap(({ txn }, i) => commonReads(txn, verdicts[i]!.signer)));
     const ctx = this.context(header.height);
     let fees = 0n;
     for (const [i, { bytes, txn }] of txns.slice(1).entries()) {
@@ -917,9 +976,7 @@ export class Chain {
     }
     const newTip: TipRecord = { hashHex, height: header.height, tstampSecs: header.tstampSecs, targetHex: hex(target) };
     const hashHexes = hashes.map(hex);
-    const mempoolMembers = await this.store.indexRange(MEMPOOL_ORDER);
-    const minedMembers = mempoolMembers.filter((m) => hashHexes.includes(parseOrderMember(m).hashHex));
-    const version = await this.store.get<number>(MEMPOOL_VERSION);
+    const minedMembers = await this.mempoolMembers(hashHexes);
     const ops: WriteOp[] = [
       ...view.ops(),
       { op: 'set', key: chainKeys.block(hashHex), value: block },
@@ -928,11 +985,13 @@ export class Chain {
       ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: { blockHashHex: hashHex, height: header.height, index } })),
       ...hashHexes.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })),
       ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),
-      { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 },
     ];
-    const written: WriteOp = { op: 'set', key: chainKeys.blockWrites(hashHex), value: [...new Set(ops.map((o) => o.key))], ttlMs: BLOCK_WRITES_TTL_MS };
-    const ok = await this.store.commit([...ops, written], [{ key: chainKeys.tip, equals: tip }, ...fence]);
-    if (!ok) {
+    const writtenKeys = [...new Set(ops.map((o) => o.key))];
+    const writes: BlockWritesRecord = { hashHex, keys: writtenKeys.length <= MAX_BLOCK_WRITES_LISTED ? writtenKeys : null };
+    // Only the lists pendingChanges can use are kept: the oldest goes as this one comes.
+    const lists: WriteOp[] = [{ op: 'set', key: chainKeys.blockWrites(header.height), value: writes }];
+    if (header.height > MAX_BLOCKS_BETWEEN_POINTS) lists.push({ op: 'del', key: chainKeys.blockWrites(header.height - MAX_BLOCKS_BETWEEN_POINTS - 1n) });
+    if (!(await this.commitOnTip(tip, [...ops, ...lists], fence))) {
       // Another process moved the tip meanwhile (this block is now on a side branch), or the
       // fence fell (then storeSideBlock refuses too).
       await this.storeSideBlock(hashHex, block, fence);
@@ -944,6 +1003,35 @@ export class Chain {
     return { isMainChain: true, isOrphan: false, hashHex };
   }
 
+  /**
+   * Commits a block's writes while the tip is still `tip`, moving the mempool version too (so
+   * every admission validated on the old tip loses its guard and connects again). Guarded on
+   * the version it moves: an admission committing in between is retried over, never written
+   * over with a stale version. False when the tip moved or the fence fell.
+   */
+  private async commitOnTip(tip: TipRecord, ops: readonly WriteOp[], fence: readonly Guard[]): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      const version = await this.store.get<number>(MEMPOOL_VERSION);
+      const bump: WriteOp = { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 };
+      if (await this.store.commit([...ops, bump], [{ key: chainKeys.tip, equals: tip }, { key: MEMPOOL_VERSION, equals: version }, ...fence])) return true;
+      const now = await this.store.get<TipRecord>(chainKeys.tip);
+      if (now?.hashHex !== tip.hashHex || attempt === ADMISSION_ATTEMPTS) return false;
+    }
+  }
+
+  /**
+   * The mempool order members of these transactions (those in the mempool), from their
+   * entries' versions; entries of older versions lack one, and then the order is read whole.
+   */
+  private async mempoolMembers(hashHexes: readonly string[]): Promise<string[]> {
+    const entries = await this.store.getMany<MempoolEntry>(hashHexes.map(mempoolTxnKey));
+    if (entries.every((e) => e === undefined || e.version !== undefined)) {
+      return entries.flatMap((e, i) => (e === undefined ? [] : [orderMember(e.version!, hashHexes[i]!)]));
+    }
+    const wanted = new Set(hashHexes);
+    return (await this.store.indexRange(MEMPOOL_ORDER)).filter((m) => wanted.has(parseOrderMember(m).hashHex));
+  }
+
   /** Keeps a valid block that does not extend the tip; under a fence only while it holds. */
   private async storeSideBlock(hashHex: string, block: BlockRecord, fence: Guard[]): Promise<void> {
     const ok = await this.store.commit([{ op: 'set', key: chainKeys.block(hashHex), value: { ...block, mainChain: false } }], fence);
@@ -952,16 +1040,19 @@ export class Chain {
 
   /** Drops mempool transactions that can never connect again (nonce expired or reused). */
   private async pruneMempool(): Promise<void> {
-    const { failures } = await this.replayMempool();
+    const { failures, version } = await this.replayMempool();
     const dead = failures
       .filter(({ error: e }) => (e instanceof RuleError && ['RuleErrorNonceExpired', 'RuleErrorReusedNonce'].includes(e.code)) || e instanceof TxnDecodeError)
-      .map(({ entry }) => entry.hashHex);
+      .map(({ entry }) => entry);
     if (dead.length === 0) return;
-    const members = (await this.store.indexRange(MEMPOOL_ORDER)).filter((m) => dead.includes(parseOrderMember(m).hashHex));
-    const version = await this.store.get<number>(MEMPOOL_VERSION);
-    // Guarded like an admission, so a cached replay never outlives the entries it replayed.
+    // Guarded like an admission (on the version the replay was built at), so a cached replay
+    // never outlives the entries it replayed.
     const ok = await this.store.commit(
-      [...dead.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })), { op: 'indexRemove', key: MEMPOOL_ORDER, members }, { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 }],
+      [
+        ...dead.map((e) => ({ op: 'del' as const, key: mempoolTxnKey(e.hashHex) })),
+        { op: 'indexRemove', key: MEMPOOL_ORDER, members: dead.map((e) => orderMember(e.version, e.hashHex)) },
+        { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 },
+      ],
       [{ key: MEMPOOL_VERSION, equals: version }],
     );
     // A lost race leaves the dead entries for the next block's prune.
@@ -996,7 +1087,7 @@ export class Chain {
     return {
       version: 1,
       prevBlockHash: fromHex(record.prevHashHex),
-      transactionMerkleRoot: rootFromFirstLeafPath(rewardHash, record.merklePath!),
+      transactionMerkleRoot: rootFromFirstLeafPath(rewardHash, record.merklePath),
       tstampSecs: record.tstampSecs,
       height: record.height,
       nonce: 0n,

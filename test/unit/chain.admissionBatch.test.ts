@@ -153,3 +153,153 @@ describe('batched admission', () => {
     assert.ok(admissionCommits.length < 40, `batched: ${admissionCommits.length} commits for 40 transactions`);
   });
 });
+
+describe('templates and blocks from the pending state', () => {
+  it('a template record names its transactions by mempool version, not by value: a few hundred bytes for 30 transactions', async () => {
+    await Promise.all((await Promise.all(Array.from({ length: 30 }, (_, i) => transfer(BigInt(3000 + i))))).map((t) => processA.submitTransaction(t)));
+    const t = await processA.blockTemplate(alice.pk, 1);
+    assert.equal(t.stats.TxnCount, 30);
+    const stored = await store.getStored(`chain:template:${t.blockId}`);
+    assert.ok(stored, 'the record is stored');
+    const mempoolBytes = (await processA.mempool()).reduce((n, m) => n + m.bytes.length, 0);
+    assert.ok(stored.bytes.length < mempoolBytes / 4, `record ${stored.bytes.length} B for ${mempoolBytes} B of transactions`);
+    const r = await processA.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
+    assert.equal(r.isMainChain, true);
+    assert.equal(await processA.mempoolSize(), 0, 'the block mined every transaction of the template');
+  });
+
+  it('a template whose transactions a block mined since answers "stale", and writes nothing', async () => {
+    await processA.submitTransaction(await transfer(4000n));
+    const old = await processA.blockTemplate(alice.pk, 1);
+    const fresh = await processB.blockTemplate(alice.pk, 1);
+    await processB.submitBlock(alice.pk, await solveHeader(crypto, fresh.headers[0]!, fresh.target), fresh.extraNonces[0]!, fresh.blockId);
+    const tip = await processA.tip();
+    await assert.rejects(processA.submitBlock(alice.pk, await solveHeader(crypto, old.headers[0]!, old.target), old.extraNonces[0]!, old.blockId), /stale/);
+    assert.equal((await processA.tip()).hashHex, tip.hashHex);
+  });
+
+  it('a template takes the accepted transactions in arrival order while they fit in a block', async () => {
+    const small = new Chain({ store, crypto, params: { ...DEV_CHAIN_PARAMS, minerMaxBlockSizeBytes: 1_000 }, log });
+    const answers = await Promise.all((await Promise.all(Array.from({ length: 12 }, (_, i) => transfer(BigInt(5000 + i))))).map((t) => small.submitTransaction(t)));
+    const sizes = (await small.mempool()).map((m) => m.bytes.length);
+    let fit = 0;
+    for (let bytes = 0; fit < sizes.length && bytes + sizes[fit]! <= 1_000; fit++) bytes += sizes[fit]!;
+    assert.ok(fit > 0 && fit < 12, `${fit} of 12 fit`);
+    const t = await small.blockTemplate(alice.pk, 1);
+    assert.equal(t.stats.TxnCount, fit);
+    await small.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
+    assert.deepEqual((await small.mempool()).map((m) => m.hashHex), answers.slice(fit).map((a) => a.hashHex), 'the rest waits, in order');
+  });
+
+  it('a block committing while admissions race moves the mempool version past every admission (none is validated on the old tip)', async () => {
+    const before = (await processA.position()).mempoolVersion ?? 0;
+    await processA.submitTransaction(await transfer(6000n));
+    const t = await processA.blockTemplate(alice.pk, 1);
+    const header = await solveHeader(crypto, t.headers[0]!, t.target);
+    const racing = Promise.all((await Promise.all(Array.from({ length: 10 }, (_, i) => transfer(BigInt(6100 + i))))).map((x) => processB.submitTransaction(x)));
+    const [block] = await Promise.all([processA.submitBlock(alice.pk, header, t.extraNonces[0]!, t.blockId), racing]);
+    assert.equal(block.isMainChain, true);
+    const versions = (await processA.mempool()).map((m) => m.version);
+    assert.equal(new Set(versions).size, versions.length, 'every admission has its own version');
+    const after = (await processA.position()).mempoolVersion!;
+    assert.ok(after > before + 1 && after >= Math.max(...versions), 'the version moved past every admission');
+    const [seen, full] = await bobPending(processB);
+    assert.equal(seen, full, 'the pending state equals a full replay on the new tip');
+  });
+});
+
+describe('admission racing a read that extends the same replay', () => {
+  it('a batch whose commit a read already saw is connected once, not twice (no false ReusedNonce, nothing pruned)', async () => {
+    const slowStore = new MemoryStore();
+    const chain = new Chain({ store: slowStore, crypto, params: DEV_CHAIN_PARAMS, log });
+    await chain.init();
+    const t0 = await chain.blockTemplate(alice.pk, 1);
+    await chain.submitBlock(alice.pk, await solveHeader(crypto, t0.headers[0]!, t0.target), t0.extraNonces[0]!, t0.blockId);
+    const tipHeight = (await chain.tip()).height;
+    const sign = async (amount: bigint): Promise<Uint8Array> => {
+      const c = constructTxn({
+        publicKey: alice.pk,
+        metadata: { type: 'BASIC_TRANSFER' },
+        outputs: [{ publicKey: bob.pk, amountNanos: amount }],
+        minFeeRateNanosPerKB: 1000n,
+        networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
+        tipHeight,
+        maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
+      });
+      return signTransaction(crypto, c.bytes, alice.secret, { derived: false });
+    };
+    await chain.submitTransaction(await sign(1n)); // the cached replay
+    // The next admission's commit is applied at once but answers late: a read in that gap
+    // sees the new mempool version and extends the cached replay from the store.
+    // The read's own store reads are slower still, so it is still extending when the commit answers.
+    const commit = slowStore.commit.bind(slowStore);
+    const getMany = slowStore.getMany.bind(slowStore);
+    let read: Promise<unknown> | null = null;
+    slowStore.commit = async (ops, guards) => {
+      const ok = await commit(ops, guards);
+      if (ops.some((o) => o.key === 'mempool:order')) read ??= chain.pendingView();
+      await new Promise((r) => setTimeout(r, 20));
+      return ok;
+    };
+    slowStore.getMany = async <T,>(keys: readonly string[]) => {
+      if (read !== null && keys.some((k) => k.startsWith('mempool:txn:'))) await new Promise((r) => setTimeout(r, 60));
+      return getMany<T>(keys);
+    };
+    await Promise.all([sign(2n), sign(3n)].map(async (t) => chain.submitTransaction(await t)));
+    await read;
+    slowStore.commit = commit;
+    slowStore.getMany = getMany;
+    const t = await chain.blockTemplate(alice.pk, 1);
+    assert.equal(t.stats.FailingTxnError, 'You good', 'no transaction fails in the pending state');
+    assert.equal(t.stats.TxnCount, 3);
+    const r = await chain.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
+    assert.equal(r.isMainChain, true, 'the template is not stale');
+    assert.equal(await chain.mempoolSize(), 0);
+    await slowStore.close();
+  });
+});
+
+describe('a full replay racing an admission of another process', () => {
+  it('replays only what was admitted up to the version it is of, so a later extension does not connect an admission twice', async () => {
+    const raceStore = new MemoryStore();
+    const a = new Chain({ store: raceStore, crypto, params: DEV_CHAIN_PARAMS, log });
+    const b = new Chain({ store: raceStore, crypto, params: DEV_CHAIN_PARAMS, log });
+    await a.init();
+    const t0 = await a.blockTemplate(alice.pk, 1);
+    await a.submitBlock(alice.pk, await solveHeader(crypto, t0.headers[0]!, t0.target), t0.extraNonces[0]!, t0.blockId);
+    const tipHeight = (await a.tip()).height;
+    const sign = async (amount: bigint): Promise<Uint8Array> => {
+      const c = constructTxn({
+        publicKey: alice.pk,
+        metadata: { type: 'BASIC_TRANSFER' },
+        outputs: [{ publicKey: bob.pk, amountNanos: amount }],
+        minFeeRateNanosPerKB: 1000n,
+        networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
+        tipHeight,
+        maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
+      });
+      return signTransaction(crypto, c.bytes, alice.secret, { derived: false });
+    };
+    await b.submitTransaction(await sign(1n));
+    const late = await sign(2n);
+    // Process B admits between process A's read of the position and its read of the order.
+    const indexRange = raceStore.indexRange.bind(raceStore);
+    let raced = false;
+    raceStore.indexRange = async (key, range) => {
+      if (key === 'mempool:order' && range?.gte === undefined && !raced) {
+        raced = true;
+        await b.submitTransaction(late);
+      }
+      return indexRange(key, range);
+    };
+    const c = new Chain({ store: raceStore, crypto, params: DEV_CHAIN_PARAMS, log }); // no cached replay yet
+    await c.pendingView(); // a full replay, of the version before B's admission
+    raceStore.indexRange = indexRange;
+    assert.ok(raced);
+    const t = await c.blockTemplate(alice.pk, 1); // extends that replay to B's admission
+    assert.equal(t.stats.FailingTxnError, 'You good', 'B\'s admission is connected once');
+    assert.equal(t.stats.TxnCount, 2);
+    assert.equal((await c.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId)).isMainChain, true);
+    await raceStore.close();
+  });
+});

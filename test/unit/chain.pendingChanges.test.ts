@@ -116,7 +116,7 @@ describe('Chain.pendingChanges', () => {
   it('has no bound when a block\'s written-key list is gone', async () => {
     await mine(other);
     const tip = await own.tip();
-    await store.commit([{ op: 'del', key: chainKeys.blockWrites(tip.hashHex) }]);
+    await store.commit([{ op: 'del', key: chainKeys.blockWrites(tip.height) }]);
     const { point: next, changed } = await own.pendingChanges(point);
     assert.equal(changed, null, 'unknown writes: everything may have changed');
     point = next;
@@ -132,5 +132,16 @@ describe('Chain.pendingChanges', () => {
     const { changed } = await third.pendingChanges(start);
     assert.ok(changed !== null && touches(changed, carol.pk), 'the new admission is named');
     assert.ok(mid.writes !== start.writes, 'two replay lineages');
+  });
+
+  it('keeps the written-key lists of the last 33 blocks only: bounded by count, whatever the write rate', async () => {
+    for (let i = 0; i < 36; i++) await mine(own);
+    const tip = await own.tip();
+    const lists = await store.keys('chain:blockwrites:');
+    assert.equal(lists.length, 33, `${lists.length} lists kept`);
+    assert.ok(await store.get(chainKeys.blockWrites(tip.height - 32n)), 'the oldest a bound can use is kept');
+    assert.equal(await store.get(chainKeys.blockWrites(tip.height - 33n)), undefined, 'the one before it is gone');
+    const { changed } = await own.pendingChanges({ ...point, tipHashHex: (await store.get<string>(chainKeys.hashAtHeight(tip.height - 32n)))!, height: tip.height - 32n });
+    assert.ok(changed !== null, '32 blocks back is still bounded');
   });
 });

@@ -26,7 +26,7 @@ const store = new MemoryStore();
 let fullOrderReads = 0;
 const indexRange = store.indexRange.bind(store);
 store.indexRange = (key: string, range?: IndexRange) => {
-  if (key === 'mempool:order' && range === undefined) fullOrderReads++;
+  if (key === 'mempool:order' && range?.gte === undefined) fullOrderReads++;
   return indexRange(key, range);
 };
 const processA = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });

@@ -18,10 +18,11 @@ export const chainKeys = {
   /** Where a mined transaction is (TxnLocation). */
   txn: (hashHex: string): string => `chain:txn:${hashHex}`,
   /**
-   * Every key a main-chain block's commit wrote (string[], kept for an hour): how processes
-   * that did not connect the block learn what it changed (Chain.pendingChanges).
+   * Every key the main-chain block at a height wrote (BlockWritesRecord; only the last few
+   * blocks' are kept): how processes that did not connect a block learn what it changed
+   * (Chain.pendingChanges).
    */
-  blockWrites: (hashHex: string): string => `chain:blockwrites:${hashHex}`,
+  blockWrites: (height: bigint): string => `chain:blockwrites:${height}`,
 };
 
 export interface TipRecord {
@@ -41,6 +42,13 @@ export interface BlockRecord {
   targetHex: string;
   /** Whether the block is on the main chain. */
   mainChain: boolean;
+}
+
+export interface BlockWritesRecord {
+  /** The block that wrote them (a list of another branch's block at that height is no use). */
+  hashHex: string;
+  /** The keys, or null when the block wrote too many to list (anything may have changed). */
+  keys: string[] | null;
 }
 
 export interface TxnLocation {
