@@ -14,6 +14,7 @@ import { ROOT, spawnTs, type ServerProc } from '../http/harness.js';
 import { freshRequest } from '../load/node.js';
 import { parsePrometheusText, sampleValue } from '../../test/helpers/promText.js';
 import { solveTemplate } from '../../test/helpers/mining.js';
+import { okApi } from '../../test/helpers/http.js';
 import type { CryptoService } from '../../server/crypto/service.js';
 
 const MAIN = join(ROOT, 'server', 'main.ts');
@@ -78,18 +79,13 @@ export async function chainGauges(port: number): Promise<{ tip: bigint; mempool:
   return { tip: BigInt(tip), mempool };
 }
 
-async function okJson(port: number, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const r = await freshRequest(port, 'POST', `/api/v0/${path}`, JSON.stringify(body));
-  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.text.slice(0, 300)}`);
-  return JSON.parse(r.text) as Record<string, unknown>;
-}
-
 /** Mines `count` blocks paying `publicKey` (1 native coin each on the dev chain). */
 export async function mineBlocks(port: number, publicKey: string, count: number, crypto: CryptoService): Promise<void> {
+  const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < count; i++) {
-    const t = await okJson(port, 'get-block-template', { PublicKeyBase58Check: publicKey, NumHeaders: 1, HeaderVersion: 1 });
+    const t = await okApi(base, 'get-block-template', { PublicKeyBase58Check: publicKey, NumHeaders: 1, HeaderVersion: 1 });
     const header = await solveTemplate(crypto, t);
-    const r = await okJson(port, 'submit-block', { PublicKeyBase58Check: publicKey, Header: header, ExtraNonce: (t['ExtraNonces'] as number[])[0], BlockID: t['BlockID'] });
+    const r = await okApi(base, 'submit-block', { PublicKeyBase58Check: publicKey, Header: header, ExtraNonce: (t['ExtraNonces'] as number[])[0], BlockID: t['BlockID'] });
     if (r['IsMainChain'] !== true) throw new Error(`mined block did not join the main chain: ${JSON.stringify(r)}`);
   }
 }

@@ -83,7 +83,7 @@ export async function grow(ctx: PopulateContext, data: DataSet, size: number): P
       data.txns += s.accepted;
       data.submitMs += s.elapsedMs;
       data.byKind[kind] = (data.byKind[kind] ?? 0) + s.accepted;
-      rates.push(`${kind} ${((s.accepted / s.elapsedMs) * 1000).toFixed(0)}`);
+      rates.push(`${kind} ${((s.accepted / s.elapsedMs) * 1000).toFixed(0)}${s.retries > 0 ? ` (${s.retries} resent)` : ''}`);
     }
     const s = (performance.now() - t0) / 1000;
     ctx.log(`${to.toLocaleString('en-US')} users: +${(data.txns - before).toLocaleString('en-US')} transactions in ${s.toFixed(1)} s (${((data.txns - before) / s).toFixed(0)} tx/s; by phase: ${rates.join(', ')} tx/s)`);

@@ -31,6 +31,8 @@ export interface WriteLevel {
   accepted: number;
   errors: number;
   errorSamples: string[];
+  /** Resends after a full or busy mempool (bench/scale/submit.ts). */
+  retries: number;
   /** accepted ÷ submission time. */
   acceptedPerSec: number;
   /** accepted ÷ time until the mempool was empty again. */
@@ -67,6 +69,7 @@ export async function measureWrites(port: number, data: DataSet, factory: TxnFac
       accepted: s.accepted,
       errors: s.errors,
       errorSamples: s.errorSamples,
+      retries: s.retries,
       acceptedPerSec: (s.accepted / s.elapsedMs) * 1000,
       minedPerSec: (s.accepted / minedMs) * 1000,
     });
