@@ -44,7 +44,7 @@ const ITEM_COUNT = 256;
 const BENCH_OPTIONS = { time: 1_000, warmupTime: 200, iterations: 4, warmupIterations: 2 } as const;
 
 /** Deterministic: secret i = sha256("pool.bench <i>"), signing sha256("pool.bench msg <i>"). */
-function signedItems(): VerifyItem[] {
+export function signedItems(): VerifyItem[] {
   const text = new TextEncoder();
   return Array.from({ length: ITEM_COUNT }, (_, i) => {
     const secret = sha256(text.encode(`pool.bench ${i}`));

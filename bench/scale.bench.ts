@@ -1,0 +1,309 @@
+/**
+ * The node at 10k and 100k profiles (`npm run bench:scale`, issue 18 item 4): what the data
+ * costs in Redis, whether reads slow down as it grows, how long a restart takes on it, and how
+ * fast writes are accepted beside what the crypto pool can verify.
+ *
+ * 1. A private redis-server; the node (`server/main.ts --redis URL --read-cache-mb 0`, built-in
+ *    miner on, paying the bench's funder) in a child process. A few blocks mined through
+ *    get-block-template / submit-block pay for funding every user.
+ * 2. For each size, ascending, on the same store: the data set grows to that many profiles with
+ *    DMs and DAO coin orders in fixed proportion (bench/scale/dataset.ts: per 10 profiles 10 DMs
+ *    and 2 resting orders, per 1000 one 100-message thread), every record a signed transaction
+ *    through submit-transaction (bench/scale/populate.ts, SCALE_IN_FLIGHT requests in flight),
+ *    mined. Then, with the mempool empty:
+ *    - Redis bytes per entity (bench/scale/redisBytes.ts: SCAN + sampled MEMORY USAGE);
+ *    - restart: the node stopped and started again on the store, timed until health-check
+ *      answers 200 and until a profile read does;
+ *    - read routes, read cache off (bench/scale/reads.ts): p50/p99 of each route from the load
+ *      generator, answers of the same size at every data size;
+ *    - writes (bench/scale/writeRate.ts): a batch of pre-signed transfers at 1, 8 and 32 in
+ *      flight, each batch mined before the next.
+ * 3. The crypto pool's verify rate (the node's worker count), measured here, once.
+ *
+ * Prints a table per size, then the growth of each route's p50 (largest size ÷ smallest), and
+ * as its last line one JSON object with every figure. Targets (issue 18): every growth ratio
+ * ≤ 1.3 for answers of the same size; writeVsVerify (accepted tx/s at the best level ÷ the
+ * pool's verify/s) ≥ 0.15; in Redis, history ≤ 300 B per transaction, a profile or a DM ≤ 800 B,
+ * an order ≤ 600 B, expiring data < 100 MB (at the largest size).
+ *
+ * Knobs (flag or environment): --sizes / SCALE_SIZES (default 10000,100000; multiples of 1000),
+ * --write-batch / SCALE_WRITE_BATCH (transfers per in-flight level, default 1500),
+ * --read-ms / SCALE_READ_MS (measured window per route, default 2000),
+ * --read-connections / SCALE_READ_CONNECTIONS (default 4), --read-rounds / SCALE_READ_ROUNDS
+ * (rounds over all routes, the lowest p50 counts, default 2), --in-flight / SCALE_IN_FLIGHT
+ * (populate, default 32). A smoke run: `npm run bench:scale -- --sizes 1000,3000
+ * --write-batch 300 --read-ms 1000`.
+ *
+ * The node, redis-server, the load generator and this process share the machine's cores.
+ * get-app-state and node-info do not depend on the data size: their growth is the noise floor
+ * of the run (the machine's load changing between sizes), and says how far to trust the others.
+ *
+ * Last results, 2026-11-26, Node v20.20.2, 2-core sandbox shared with other sessions' test runs
+ * (load average 2.8–3.5), smoke sizes only (`--sizes 1000,2000 --write-batch 200 --read-ms 500
+ * --read-rounds 1`, 91 s):
+ *   populate ~93–105 tx/s at 32 in flight (~10 s per 1k transactions; 503 resends in the DM
+ *   and order phases); bytes per profile 1,036, per DM 2,733 (the per-user thread index alone
+ *   ~1,380), per order 2,117, history per transaction 813, per balance 152; expiring 15.4 MB
+ *   at 2,000 profiles, growing with the blocks mined (block templates, 10 min TTL, ~24 KB each,
+ *   ~5 per block; block write lists, 1 h TTL); restart 0.8 s to health-check and first read;
+ *   p50 growth 1,000 → 2,000: 0.96–1.48x, the controls 1.34x / 1.69x (noise at this load);
+ *   writes 349 / 258 / 174 tx/s at 1 / 8 / 32 in flight, pool verify 9,832/s with 2 workers:
+ *   writeVsVerify 0.035.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { loadConfig } from '../server/config.js';
+import { InlineCrypto } from '../server/crypto/inline.js';
+import { cryptoThreads } from '../server/node.js';
+import { startRedisServer } from '../test/helpers/redisServer.js';
+import { freePort } from '../test/helpers/ports.js';
+import { fmt, serverSet, stopServer, type ServerProc } from './http/harness.js';
+import { waitQuiet } from './load/node.js';
+import { checkSizes, FUND_NANOS, makeKey } from './scale/dataset.js';
+import { chainGauges, mineBlocks, nodeArgs, startNodeTimed } from './scale/node.js';
+import { emptyDataSet, grow, type DataSet } from './scale/populate.js';
+import { readRoutes, timeReads, type RouteTiming } from './scale/reads.js';
+import { measureRedisBytes, type RedisBytes } from './scale/redisBytes.js';
+import { TxnFactory } from './scale/txns.js';
+import { IN_FLIGHT_LEVELS, measureWrites, poolVerifyRate, type WriteLevel } from './scale/writeRate.js';
+
+const TARGETS = { growth: 1.3, writeVsVerify: 0.15, txnHistoryBytes: 300, profileBytes: 800, dmBytes: 800, orderBytes: 600, expiringBytes: 100 * 1024 * 1024 } as const;
+/** Answers within this share of each other count as the same size for the growth target. */
+const SAME_SIZE_TOLERANCE = 0.1;
+/** How long the chain may take to mine what was admitted before a measurement. */
+const QUIET_TIMEOUT_MS = 600_000;
+
+interface Options {
+  sizes: number[];
+  writeBatch: number;
+  readMs: number;
+  readConnections: number;
+  readRounds: number;
+  inFlight: number;
+}
+
+/** `--name value` from argv (other arguments, e.g. bench/run.ts filters, ignored), else the environment, else the default. */
+function options(argv: readonly string[]): Options {
+  const get = (flag: string, env: string, fallback: string): string => {
+    const i = argv.indexOf(`--${flag}`);
+    return i !== -1 && argv[i + 1] !== undefined ? argv[i + 1]! : (process.env[env] ?? fallback);
+  };
+  const int = (flag: string, env: string, fallback: number): number => {
+    const raw = get(flag, env, String(fallback));
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`--${flag} (${env}) expected a positive integer, got ${raw}`);
+    return n;
+  };
+  const sizes = get('sizes', 'SCALE_SIZES', '10000,100000').split(',').map((s) => Number(s.trim()));
+  checkSizes(sizes);
+  return {
+    sizes,
+    writeBatch: int('write-batch', 'SCALE_WRITE_BATCH', 1500),
+    readMs: int('read-ms', 'SCALE_READ_MS', 2000),
+    readConnections: int('read-connections', 'SCALE_READ_CONNECTIONS', 4),
+    readRounds: int('read-rounds', 'SCALE_READ_ROUNDS', 2),
+    inFlight: int('in-flight', 'SCALE_IN_FLIGHT', 32),
+  };
+}
+
+interface SizeResult {
+  size: number;
+  populate: { txns: number; wallSeconds: number; submitSeconds: number; msPer1kTxns: number; byKind: Record<string, number> };
+  bytes: RedisBytes;
+  restart: { healthMs: number; readMs: number };
+  reads: RouteTiming[];
+  writes: WriteLevel[];
+}
+
+function table(header: string[], rows: string[][], left = 1): void {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (r: string[]): string => r.map((s, c) => (c < left ? s.padEnd(widths[c]!) : s.padStart(widths[c]!))).join('  ').trimEnd();
+  console.log(line(header));
+  for (const r of rows) console.log(line(r));
+}
+
+const mb = (b: number): string => `${fmt(b / (1024 * 1024), 1)} MB`;
+const ms = (x: number): string => `${fmt(x, 2)} ms`;
+const mark = (ok: boolean): string => (ok ? 'ok' : 'FAILS');
+
+function printSize(r: SizeResult, o: Options): void {
+  const p = r.populate;
+  console.log(`\n=== ${r.size.toLocaleString('en-US')} profiles ===`);
+  console.log(
+    `populate (cumulative): ${p.txns.toLocaleString('en-US')} transactions (${Object.entries(p.byKind).map(([k, n]) => `${n.toLocaleString('en-US')} ${k}`).join(', ')}), ` +
+      `${fmt(p.wallSeconds, 1)} s wall, ${fmt(p.msPer1kTxns, 0)} ms per 1k transactions submitted (${fmt(1e6 / p.msPer1kTxns, 0)} tx/s)`,
+  );
+  const b = r.bytes;
+  console.log(`\nRedis: used_memory ${mb(b.usedMemory)} (dataset ${mb(b.usedMemoryDataset)}), ${b.keys.toLocaleString('en-US')} keys, ${b.keysWithTtl.toLocaleString('en-US')} with a TTL; measured in ${fmt(b.measureMs / 1000, 1)} s`);
+  table(
+    ['key kind', 'entity', 'keys', 'sampled', 'mean B', 'total', 'expiring'],
+    b.kinds.filter((k) => k.bytes >= 1024 || k.entity !== 'other').map((k) => [k.kind, k.entity, k.keys.toLocaleString('en-US'), String(k.sampled), fmt(k.meanBytes, 0), mb(k.bytes), mb(k.expiringBytes)]),
+    2,
+  );
+  const per = b.bytesPer;
+  console.log(
+    `bytes per profile ${fmt(per.profile, 0)} (${mark(per.profile <= TARGETS.profileBytes)} ≤ ${TARGETS.profileBytes}), per DM ${fmt(per.dm, 0)} (${mark(per.dm <= TARGETS.dmBytes)} ≤ ${TARGETS.dmBytes}), ` +
+      `per order ${fmt(per.order, 0)} (${mark(per.order <= TARGETS.orderBytes)} ≤ ${TARGETS.orderBytes}), history per transaction ${fmt(per.txnHistory, 0)} (${mark(per.txnHistory <= TARGETS.txnHistoryBytes)} ≤ ${TARGETS.txnHistoryBytes}), ` +
+      `per balance ${fmt(per.balance, 0)}; expiring ${mb(b.expiringBytes)} (${mark(b.expiringBytes < TARGETS.expiringBytes)} < ${mb(TARGETS.expiringBytes)})`,
+  );
+  console.log(`  (records: ${Object.entries(b.records).map(([k, n]) => `${n.toLocaleString('en-US')} ${k}`).join(', ')})`);
+  console.log(`\nrestart: health-check 200 after ${fmt(r.restart.healthMs, 0)} ms, a profile read 200 after ${fmt(r.restart.readMs, 0)} ms`);
+  console.log(`\nreads, read cache off, ${o.readConnections} connections, ${o.readMs} ms measured per route and round, the round with the lowest p50 of ${o.readRounds}:`);
+  table(
+    ['route', 'answer B', 'req/s', 'p50', 'p99', 'max', 'p50 of each round'],
+    r.reads.map((t) => [t.name, fmt(t.answerBytes, 0), fmt(t.measured.reqPerSec, 0), ms(t.measured.p50ms), ms(t.measured.p99ms), ms(t.measured.maxMs), t.roundsP50ms.map((x) => x.toFixed(2)).join(' ')]),
+  );
+  console.log(`\nwrites, ${o.writeBatch} pre-signed transfers per level:`);
+  table(
+    ['in flight', 'accepted', 'errors', 'resent', 'accepted tx/s', 'mined tx/s'],
+    r.writes.map((w) => [String(w.inFlight), String(w.accepted), String(w.errors), String(w.retries), fmt(w.acceptedPerSec, 0), fmt(w.minedPerSec, 0)]),
+  );
+  for (const w of r.writes) for (const e of w.errorSamples) console.log(`  write error at ${w.inFlight} in flight: ${e}`);
+}
+
+const round = (x: number, digits = 2): number => Number(x.toFixed(digits));
+
+export async function run(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  const o = options(argv);
+  const started = performance.now();
+  const loadAtStart = loadavg();
+  const redis = await startRedisServer();
+  const dir = await mkdtemp(join(tmpdir(), 'scale-bench-'));
+  const servers = serverSet();
+  const track = (s: ServerProc): void => void servers.start(Promise.resolve(s));
+  const seed = randomBytes(4).toString('hex');
+  const funder = makeKey(seed, 'funder');
+  const factory = new TxnFactory(0n);
+  const miningCrypto = new InlineCrypto();
+  try {
+    const port = await freePort();
+    const args = nodeArgs(redis.url, funder.pk);
+    console.log(`\nScale: sizes ${o.sizes.map((s) => s.toLocaleString('en-US')).join(', ')} profiles; node ${args.join(' ')}`);
+    let node = (await startNodeTimed('node', port, args, { path: '/api/v0/get-app-state', body: '{}' }, track)).server;
+    // The funding of every user of the largest size, plus room for fees.
+    const blocks = Number((BigInt(o.sizes[o.sizes.length - 1]!) * FUND_NANOS) / 1_000_000_000n) + 2;
+    await mineBlocks(port, funder.pk, blocks, miningCrypto);
+    console.log(`mined ${blocks} blocks for the funder`);
+
+    const data: DataSet = emptyDataSet();
+    const results: SizeResult[] = [];
+    for (const [i, size] of o.sizes.entries()) {
+      const t0 = performance.now();
+      await grow({ port, factory, funder, seed, inFlight: o.inFlight, log: (l) => console.log(`  ${l}`) }, data, size);
+      await waitQuiet(port, QUIET_TIMEOUT_MS);
+      const wallSeconds = (performance.now() - t0) / 1000 + (results[results.length - 1]?.populate.wallSeconds ?? 0);
+      const bytes = await measureRedisBytes(redis.url);
+
+      await stopServer(node);
+      const first = data.users[0]!;
+      const restarted = await startNodeTimed('node', port, args, { path: '/api/v0/get-single-profile', body: JSON.stringify({ PublicKeyBase58Check: first.pk }) }, track);
+      node = restarted.server;
+
+      const reads = await timeReads(node, readRoutes(data, size), { connections: o.readConnections, durationMs: o.readMs, warmupMs: Math.min(500, o.readMs), rounds: o.readRounds, dir });
+      const writes = await measureWrites(port, data, factory, o.writeBatch, i);
+      const r: SizeResult = {
+        size,
+        populate: { txns: data.txns, wallSeconds, submitSeconds: data.submitMs / 1000, msPer1kTxns: (data.submitMs / data.txns) * 1000, byKind: { ...data.byKind } },
+        bytes,
+        restart: { healthMs: restarted.healthMs, readMs: restarted.readMs },
+        reads,
+        writes,
+      };
+      results.push(r);
+      printSize(r, o);
+    }
+
+    const threads = cryptoThreads(loadConfig(['--port', String(port), ...args], {}));
+    const verifyPerSec = await poolVerifyRate(threads);
+    const { tip } = await chainGauges(port);
+
+    const first = results[0]!;
+    const last = results[results.length - 1]!;
+    console.log(`\n=== growth, ${first.size.toLocaleString('en-US')} → ${last.size.toLocaleString('en-US')} profiles (read cache off) ===`);
+    const routes: Record<string, { p50: Record<number, number>; p99: Record<number, number>; answerBytes: Record<number, number>; growth: number; sameSizeAnswers: boolean }> = {};
+    const failing: string[] = [];
+    for (const [k, t] of last.reads.entries()) {
+      const base = first.reads[k]!;
+      const growth = t.measured.p50ms / base.measured.p50ms;
+      const sameSizeAnswers = Math.abs(t.answerBytes - base.answerBytes) <= SAME_SIZE_TOLERANCE * base.answerBytes;
+      if (sameSizeAnswers && growth > TARGETS.growth) failing.push(t.name);
+      const bySize = (f: (x: RouteTiming) => number): Record<number, number> => Object.fromEntries(results.map((r) => [r.size, round(f(r.reads[k]!))]));
+      routes[t.name] = { p50: bySize((x) => x.measured.p50ms), p99: bySize((x) => x.measured.p99ms), answerBytes: bySize((x) => x.answerBytes), growth: round(growth), sameSizeAnswers };
+    }
+    table(
+      ['route', ...results.flatMap((r) => [`p50 ${r.size}`, `p99 ${r.size}`]), 'answer B', 'growth'],
+      Object.entries(routes).map(([name, x]) => [
+        name,
+        ...results.flatMap((r) => [ms(x.p50[r.size]!), ms(x.p99[r.size]!)]),
+        results.map((r) => fmt(x.answerBytes[r.size]!, 0)).join('/'),
+        `${x.growth.toFixed(2)}x ${x.sameSizeAnswers ? mark(x.growth <= TARGETS.growth) : '(answers differ in size)'}`,
+      ]),
+    );
+
+    const best = last.writes.reduce((a, w) => (w.acceptedPerSec > a.acceptedPerSec ? w : a));
+    const writeVsVerify = best.acceptedPerSec / verifyPerSec;
+    console.log(
+      `\nwrites at ${last.size.toLocaleString('en-US')} profiles: ${last.writes.map((w) => `${fmt(w.acceptedPerSec, 0)} tx/s at ${w.inFlight} in flight`).join(', ')}; ` +
+        `the crypto pool (${threads} workers) verifies ${fmt(verifyPerSec, 0)}/s: writeVsVerify ${writeVsVerify.toFixed(3)} (${mark(writeVsVerify >= TARGETS.writeVsVerify)} ≥ ${TARGETS.writeVsVerify})`,
+    );
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`(${fmt(seconds, 1)} s in all; chain tip ${tip}; load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} at start, ${loadavg().map((l) => l.toFixed(2)).join(' ')} at end)`);
+
+    const per = last.bytes.bytesPer;
+    const writeErrors = results.reduce((a, r) => a + r.writes.reduce((b, w) => b + w.errors, 0), 0);
+    const summary = {
+      sizes: o.sizes,
+      populate: Object.fromEntries(results.map((r) => [r.size, { txns: r.populate.txns, wallSeconds: round(r.populate.wallSeconds, 1), msPer1kTxns: round(r.populate.msPer1kTxns, 0) }])),
+      bytesPer: { profile: round(per.profile, 0), dm: round(per.dm, 0), order: round(per.order, 0), txnHistory: round(per.txnHistory, 0), balance: round(per.balance, 0) },
+      bytesPerBySize: Object.fromEntries(results.map((r) => [r.size, Object.fromEntries(Object.entries(r.bytes.bytesPer).map(([k, v]) => [k, round(v, 0)]))])),
+      expiringBytes: Math.round(last.bytes.expiringBytes),
+      expiringBytesBySize: Object.fromEntries(results.map((r) => [r.size, Math.round(r.bytes.expiringBytes)])),
+      usedMemoryBySize: Object.fromEntries(results.map((r) => [r.size, r.bytes.usedMemory])),
+      routes,
+      restartMs: Object.fromEntries(results.map((r) => [r.size, Math.round(r.restart.healthMs)])),
+      restartReadMs: Object.fromEntries(results.map((r) => [r.size, Math.round(r.restart.readMs)])),
+      writeTxPerSec: Object.fromEntries(last.writes.map((w) => [w.inFlight, round(w.acceptedPerSec, 1)])),
+      writeMinedTxPerSec: Object.fromEntries(last.writes.map((w) => [w.inFlight, round(w.minedPerSec, 1)])),
+      writeTxPerSecBySize: Object.fromEntries(results.map((r) => [r.size, Object.fromEntries(r.writes.map((w) => [w.inFlight, round(w.acceptedPerSec, 1)]))])),
+      writeErrors,
+      writeBatch: o.writeBatch,
+      poolVerifyPerSec: Math.round(verifyPerSec),
+      poolThreads: threads,
+      writeVsVerify: round(writeVsVerify, 3),
+      targetsMet: {
+        growth: failing.length === 0,
+        growthFailing: failing,
+        writeVsVerify: writeVsVerify >= TARGETS.writeVsVerify,
+        txnHistoryBytes: per.txnHistory <= TARGETS.txnHistoryBytes,
+        profileBytes: per.profile <= TARGETS.profileBytes,
+        dmBytes: per.dm <= TARGETS.dmBytes,
+        orderBytes: per.order <= TARGETS.orderBytes,
+        expiringBytes: last.bytes.expiringBytes < TARGETS.expiringBytes,
+      },
+      readConnections: o.readConnections,
+      readMs: o.readMs,
+      readRounds: o.readRounds,
+      seconds: round(seconds, 1),
+      machine: { cores: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadavgStart: loadAtStart.map((l) => round(l)), loadavgEnd: loadavg().map((l) => round(l)) },
+    };
+    if (writeErrors > 0) {
+      console.error(`scale.bench: FAILED: ${writeErrors} write errors`);
+      process.exitCode = 1;
+    }
+    console.log(JSON.stringify(summary));
+  } finally {
+    await servers.release();
+    await redis.stop();
+    await rm(dir, { recursive: true, force: true });
+    await factory.close();
+    await miningCrypto.close();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await run();
+}

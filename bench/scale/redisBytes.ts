@@ -1,0 +1,172 @@
+/**
+ * What the data set costs in Redis, per entity. One SCAN over the whole keyspace counts keys by
+ * kind (key prefix, after the store's `sn:` and its namespace: `v:` values, `x:` indexes, …;
+ * server/store/redis.ts), keeping a bounded random sample of each kind; MEMORY USAGE (every
+ * nested element counted) and PTTL of the sampled keys give each kind's mean size and the
+ * share that expires, scaled to its key count. A bench may SCAN; the node never does.
+ *
+ * An entity's bytes are those of its records plus its share of the indexes that list it:
+ *   profile  chain:profile:<pk>, chain:username:<name>, the profile indexes (chain:profiles:*)
+ *   dm       chain:dm:<pair>:<ts>, each thread's message index, each user's thread index
+ *   order    chain:dao:order:<id>, the pair books, the per-transactor indexes
+ *   history  per mined transaction: the blocks holding it (chain:block:*), its location
+ *            (chain:txn:*), its spent nonce (chain:nonce:*) and the height index (chain:height:*)
+ * divided by the records of that entity (profiles, DMs, open orders, located transactions).
+ * Expiring data is every sampled key with a TTL, scaled the same way (block write lists, block
+ * templates, mempool entries, leases, rate buckets).
+ * @module
+ */
+import { Redis } from 'ioredis';
+import { REDIS_STORE_DEFAULTS } from '../../server/store/redis.js';
+
+/** Keys sampled per kind: enough for a mean within a few percent on uniform kinds. */
+const SAMPLE_PER_KIND = 400;
+const SCAN_COUNT = 1000;
+const PIPELINE_BATCH = 500;
+
+export type Entity = 'profile' | 'balance' | 'dm' | 'order' | 'daoCoin' | 'history' | 'blockWrites' | 'other';
+
+/** Key kinds by prefix (after `sn:`), and the entity whose bytes they are. */
+const KINDS: ReadonlyArray<{ entity: Entity; prefixes: readonly string[] }> = [
+  { entity: 'profile', prefixes: ['v:chain:profile:', 'v:chain:username:', 'x:chain:profiles:'] },
+  { entity: 'balance', prefixes: ['v:chain:bal:'] },
+  { entity: 'dm', prefixes: ['v:chain:dm:', 'x:chain:dm-msgs:', 'x:chain:dm-threads:'] },
+  { entity: 'order', prefixes: ['v:chain:dao:order:', 'x:chain:dao:book:', 'x:chain:dao:orders-by:'] },
+  { entity: 'daoCoin', prefixes: ['v:chain:dao:coin:', 'v:chain:dao:bal:', 'x:chain:dao:holders:', 'x:chain:dao:holdings:'] },
+  { entity: 'history', prefixes: ['v:chain:block:', 'v:chain:txn:', 'v:chain:nonce:', 'v:chain:height:'] },
+  { entity: 'blockWrites', prefixes: ['v:chain:blockwrites:'] },
+];
+
+/** The kind whose key count is each entity's record count. */
+const RECORD_KIND: Partial<Record<Entity, string>> = {
+  profile: 'v:chain:profile:',
+  balance: 'v:chain:bal:',
+  dm: 'v:chain:dm:',
+  order: 'v:chain:dao:order:',
+  history: 'v:chain:txn:',
+};
+
+export interface KindFigures {
+  kind: string;
+  entity: Entity;
+  keys: number;
+  sampled: number;
+  meanBytes: number;
+  /** meanBytes × keys. */
+  bytes: number;
+  /** The part of `bytes` in keys with a TTL. */
+  expiringBytes: number;
+}
+
+export interface RedisBytes {
+  /** INFO memory used_memory / used_memory_dataset. */
+  usedMemory: number;
+  usedMemoryDataset: number;
+  keys: number;
+  /** Keys with a TTL (INFO keyspace). */
+  keysWithTtl: number;
+  kinds: KindFigures[];
+  /** Records per entity (profiles, DMs, open orders, located transactions, balances). */
+  records: Record<'profile' | 'balance' | 'dm' | 'order' | 'history', number>;
+  /** Estimated bytes per entity (all its kinds). */
+  entityBytes: Record<Entity, number>;
+  /** entityBytes ÷ records. */
+  bytesPer: { profile: number; dm: number; order: number; txnHistory: number; balance: number };
+  expiringBytes: number;
+  measureMs: number;
+}
+
+function kindOf(key: string, prefix: string): { kind: string; entity: Entity } {
+  if (!key.startsWith(prefix)) return { kind: '(outside the store prefix)', entity: 'other' };
+  const rest = key.slice(prefix.length);
+  for (const k of KINDS) for (const p of k.prefixes) if (rest.startsWith(p)) return { kind: p, entity: k.entity };
+  // Anything else: its first three segments ("v:chain:tip", "b:rl:…").
+  const parts = rest.split(':');
+  return { kind: parts.length > 3 ? `${parts.slice(0, 3).join(':')}:` : rest, entity: 'other' };
+}
+
+function infoField(info: string, name: string): number {
+  const m = new RegExp(`^${name}:(\\d+)`, 'm').exec(info);
+  return m === null ? NaN : Number(m[1]);
+}
+
+export async function measureRedisBytes(url: string, prefix: string = REDIS_STORE_DEFAULTS.keyPrefix): Promise<RedisBytes> {
+  const t0 = performance.now();
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  await redis.connect();
+  try {
+    const kinds = new Map<string, { entity: Entity; keys: number; sample: string[] }>();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'COUNT', SCAN_COUNT);
+      cursor = next;
+      for (const key of keys) {
+        const { kind, entity } = kindOf(key, prefix);
+        let k = kinds.get(kind);
+        if (k === undefined) kinds.set(kind, (k = { entity, keys: 0, sample: [] }));
+        k.keys++;
+        // Reservoir sampling: every key of the kind equally likely to be kept.
+        if (k.sample.length < SAMPLE_PER_KIND) k.sample.push(key);
+        else {
+          const j = Math.floor(Math.random() * k.keys);
+          if (j < SAMPLE_PER_KIND) k.sample[j] = key;
+        }
+      }
+    } while (cursor !== '0');
+
+    const figures: KindFigures[] = [];
+    for (const [kind, k] of kinds) {
+      let bytes = 0;
+      let ttlBytes = 0;
+      for (let i = 0; i < k.sample.length; i += PIPELINE_BATCH) {
+        const batch = k.sample.slice(i, i + PIPELINE_BATCH);
+        const p = redis.pipeline();
+        for (const key of batch) p.call('MEMORY', 'USAGE', key, 'SAMPLES', '0').pttl(key);
+        const replies = (await p.exec()) ?? [];
+        for (let j = 0; j < batch.length; j++) {
+          const usage = Number(replies[2 * j]?.[1] ?? 0);
+          const pttl = Number(replies[2 * j + 1]?.[1] ?? -2);
+          bytes += usage;
+          if (pttl >= 0) ttlBytes += usage;
+        }
+      }
+      const n = k.sample.length;
+      figures.push({ kind, entity: k.entity, keys: k.keys, sampled: n, meanBytes: bytes / n, bytes: (bytes / n) * k.keys, expiringBytes: (ttlBytes / n) * k.keys });
+    }
+    figures.sort((a, b) => b.bytes - a.bytes);
+
+    const memory = await redis.info('memory');
+    const keyspace = await redis.info('keyspace');
+    const db = /keys=(\d+),expires=(\d+)/.exec(keyspace);
+    const entityBytes = { profile: 0, balance: 0, dm: 0, order: 0, daoCoin: 0, history: 0, blockWrites: 0, other: 0 } satisfies Record<Entity, number>;
+    for (const f of figures) entityBytes[f.entity] += f.bytes;
+    const count = (kind: string | undefined): number => figures.find((f) => f.kind === kind)?.keys ?? 0;
+    const records = {
+      profile: count(RECORD_KIND.profile),
+      balance: count(RECORD_KIND.balance),
+      dm: count(RECORD_KIND.dm),
+      order: count(RECORD_KIND.order),
+      history: count(RECORD_KIND.history),
+    };
+    return {
+      usedMemory: infoField(memory, 'used_memory'),
+      usedMemoryDataset: infoField(memory, 'used_memory_dataset'),
+      keys: db === null ? 0 : Number(db[1]),
+      keysWithTtl: db === null ? 0 : Number(db[2]),
+      kinds: figures,
+      records,
+      entityBytes,
+      bytesPer: {
+        profile: entityBytes.profile / records.profile,
+        dm: entityBytes.dm / records.dm,
+        order: entityBytes.order / records.order,
+        txnHistory: entityBytes.history / records.history,
+        balance: entityBytes.balance / records.balance,
+      },
+      expiringBytes: figures.reduce((a, f) => a + f.expiringBytes, 0),
+      measureMs: performance.now() - t0,
+    };
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * submit-transaction with a fixed number of requests in flight, over keep-alive connections.
+ * A full mempool (400 RuleErrorMempoolFull) or a busy one (503) is waited out and the same
+ * transaction sent again, as a wallet would; any other refusal counts as an error.
+ * @module
+ */
+import { Agent } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freshRequest } from '../load/node.js';
+
+/** Wait before resending a transaction the mempool had no room or time for. */
+const RETRY_AFTER_MS = 200;
+const MAX_ERROR_SAMPLES = 5;
+
+/** Makes one signed transaction (built when its turn comes, so signing overlaps the requests). */
+export type TxnSource = () => Uint8Array | Promise<Uint8Array>;
+
+export interface SubmitStats {
+  submitted: number;
+  accepted: number;
+  errors: number;
+  /** Resends after a full or busy mempool. */
+  retries: number;
+  /** From the first request to the last answer. */
+  elapsedMs: number;
+  errorSamples: string[];
+  /** TxnHashHex of the last accepted transaction, '' when none. */
+  lastHashHex: string;
+}
+
+export async function submitAll(port: number, txns: readonly TxnSource[], inFlight: number): Promise<SubmitStats> {
+  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
+  const stats: SubmitStats = { submitted: txns.length, accepted: 0, errors: 0, retries: 0, elapsedMs: 0, errorSamples: [], lastHashHex: '' };
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < txns.length) {
+      const bytes = await txns[next++]!();
+      const body = JSON.stringify({ TransactionHex: Buffer.from(bytes).toString('hex') });
+      for (;;) {
+        let r: { status: number; text: string };
+        try {
+          r = await freshRequest(port, 'POST', '/api/v0/submit-transaction', body, agent);
+        } catch (err) {
+          r = { status: 0, text: (err as Error).message };
+        }
+        if (r.status === 200) {
+          stats.accepted++;
+          stats.lastHashHex = (JSON.parse(r.text) as { TxnHashHex: string }).TxnHashHex;
+        } else if (r.status === 503 || (r.status === 400 && r.text.includes('RuleErrorMempoolFull'))) {
+          stats.retries++;
+          await sleep(RETRY_AFTER_MS);
+          continue;
+        } else {
+          stats.errors++;
+          if (stats.errorSamples.length < MAX_ERROR_SAMPLES) stats.errorSamples.push(`${r.status} ${r.text.slice(0, 300)}`);
+        }
+        break;
+      }
+    }
+  };
+  const t0 = performance.now();
+  try {
+    await Promise.all(Array.from({ length: Math.min(inFlight, txns.length) }, worker));
+  } finally {
+    agent.destroy();
+  }
+  stats.elapsedMs = performance.now() - t0;
+  return stats;
+}
+
+/** Throws with the first refusals when any transaction of `what` was refused. */
+export function assertAllAccepted(what: string, s: SubmitStats): void {
+  if (s.errors > 0) throw new Error(`${what}: ${s.errors} of ${s.submitted} transactions refused: ${s.errorSamples.join(' | ')}`);
+}

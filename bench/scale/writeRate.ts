@@ -1,0 +1,104 @@
+/**
+ * Write throughput against signature-check capacity. Writes: a fixed batch of pre-signed native
+ * transfers (plain users paying their ring partner) submitted with 1, 8 and 32 requests in
+ * flight; accepted tx/s is over the submission, and each batch must then be mined (mempool back
+ * to 0) before the next level starts. Capacity: the crypto pool the node would start (its worker
+ * count, server/node.ts `cryptoThreads`), verifying 64-item batches (the micro-batcher's cap),
+ * two per worker in flight, measured in the same run. Their ratio says how far admission is
+ * from the bound every accepted transaction pays: one signature check.
+ * @module
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_BATCH_ITEMS } from '../../server/crypto/batcher.js';
+import { CryptoPool } from '../../server/crypto/pool.js';
+import { signedItems } from '../pool.bench.js';
+import { isPlainUser, ringPartner } from './dataset.js';
+import type { DataSet } from './populate.js';
+import { submitAll } from './submit.js';
+import { chainGauges } from './node.js';
+import type { TxnFactory } from './txns.js';
+import { waitQuiet } from '../load/node.js';
+
+export const IN_FLIGHT_LEVELS = [1, 8, 32] as const;
+const TRANSFER_NANOS = 1000n;
+/** How long a batch may take to be mined after its submission. */
+const MINE_TIMEOUT_MS = 300_000;
+const VERIFY_MS = 2000;
+
+export interface WriteLevel {
+  inFlight: number;
+  submitted: number;
+  accepted: number;
+  errors: number;
+  errorSamples: string[];
+  /** Resends after a full or busy mempool (bench/scale/submit.ts). */
+  retries: number;
+  /** accepted ÷ submission time. */
+  acceptedPerSec: number;
+  /** accepted ÷ time until the mempool was empty again. */
+  minedPerSec: number;
+}
+
+/**
+ * Runs each in-flight level with its own `batch` transfers, signed before the level starts.
+ * `round` varies the senders between calls.
+ */
+export async function measureWrites(port: number, data: DataSet, factory: TxnFactory, batch: number, round: number): Promise<WriteLevel[]> {
+  const senders = data.users.filter((u) => isPlainUser(u.index));
+  const out: WriteLevel[] = [];
+  for (const [level, inFlight] of IN_FLIGHT_LEVELS.entries()) {
+    factory.setTip((await chainGauges(port)).tip);
+    const offset = (round * IN_FLIGHT_LEVELS.length + level) * batch;
+    const signed: Uint8Array[] = [];
+    for (let i = 0; i < batch; i++) {
+      const from = senders[(offset + i) % senders.length]!;
+      signed.push(await factory.transfer(from, [{ publicKey: data.users[ringPartner(from.index)]!.pk33, amountNanos: TRANSFER_NANOS }]));
+    }
+    const t0 = performance.now();
+    const s = await submitAll(port, signed.map((b) => () => b), inFlight);
+    for (;;) {
+      if ((await chainGauges(port)).mempool === 0) break;
+      if (performance.now() - t0 > MINE_TIMEOUT_MS) throw new Error(`writes at ${inFlight} in flight: mempool not empty ${MINE_TIMEOUT_MS} ms after submission`);
+      await sleep(20);
+    }
+    const minedMs = performance.now() - t0;
+    await waitQuiet(port, MINE_TIMEOUT_MS);
+    out.push({
+      inFlight,
+      submitted: s.submitted,
+      accepted: s.accepted,
+      errors: s.errors,
+      errorSamples: s.errorSamples,
+      retries: s.retries,
+      acceptedPerSec: (s.accepted / s.elapsedMs) * 1000,
+      minedPerSec: (s.accepted / minedMs) * 1000,
+    });
+  }
+  return out;
+}
+
+/** Signature verifications per second of a whole pool of `threads` workers. */
+export async function poolVerifyRate(threads: number): Promise<number> {
+  const pool = new CryptoPool({ threads }, { metrics: null, log: null });
+  try {
+    const items = signedItems();
+    const batches = Array.from({ length: Math.floor(items.length / MAX_BATCH_ITEMS) }, (_, i) => items.slice(i * MAX_BATCH_ITEMS, (i + 1) * MAX_BATCH_ITEMS));
+    // Workers start slowly (tsx + WASM): let each answer once first.
+    await Promise.all(Array.from({ length: threads }, () => pool.verifySignatures(batches[0]!)));
+    let verified = 0;
+    let next = 0;
+    const t0 = performance.now();
+    const end = t0 + VERIFY_MS;
+    const lane = async (): Promise<void> => {
+      while (performance.now() < end) {
+        const r = await pool.verifySignatures(batches[next++ % batches.length]!);
+        if (!r.every((x) => x.ok && x.value === true)) throw new Error('poolVerifyRate: a signature did not verify');
+        verified += r.length;
+      }
+    };
+    await Promise.all(Array.from({ length: 2 * threads }, lane));
+    return (verified / (performance.now() - t0)) * 1000;
+  } finally {
+    await pool.close();
+  }
+}
