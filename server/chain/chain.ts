@@ -26,7 +26,7 @@ import { encodeMetadata, TxnType } from './txn/metadata.js';
 import { encodeUvarint } from './txn/varint.js';
 import { commonReads, connectBlockReward, connectTransaction, type ConnectContext, type ConnectRules } from './rules/connect.js';
 import { RuleError } from './rules/errors.js';
-import { checkSignatures, type SignatureVerdict } from './rules/signatures.js';
+import { checkSignatures } from './rules/signatures.js';
 import { BatchQueue, type Settled } from './batchQueue.js';
 import { chainKeys, type BlockRecord, type BlockWritesRecord, type TipRecord } from './state/keys.js';
 import { StateView } from './state/view.js';
@@ -257,6 +257,8 @@ interface Admission {
   txn: TxnEnvelope;
   hash: Uint8Array;
   hashHex: string;
+  /** The key whose signature verified (owner or derived key). */
+  signer: Uint8Array;
 }
 
 const hex = toHex;
@@ -464,14 +466,18 @@ export class Chain {
     const txn = decodeTxn(bytes);
     const hash = txnHash(bytes);
     if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
-    return this.admissions.add({ bytes, txn, hash, hashHex: hex(hash) });
+    // Checked before queueing, so signatures are verified (batched by the crypto service) while
+    // the admission batch before this one commits.
+    const [verdict] = await checkSignatures(this.crypto, [{ bytes, txn }]);
+    if (verdict!.error) throw verdict!.error;
+    return this.admissions.add({ bytes, txn, hash, hashHex: hex(hash), signer: verdict!.signer });
   }
 
   private readonly admissions = new BatchQueue<Admission, SubmittedTxn>((items) => this.admitBatch(items), MAX_ADMISSION_BATCH);
 
   /**
-   * Admits a batch of transactions in arrival order: their signatures in one pool call, their
-   * duplicate checks and common state reads in one store round trip each, each connected on the
+   * Admits a batch of transactions (signatures already checked) in arrival order: their
+   * duplicate checks and common state reads in one store round trip, each connected on the
    * pending state plus the ones before it, then all accepted ones in one guarded commit and one
    * publish. A transaction that breaks a rule is refused alone; when another process changed
    * the mempool meanwhile, the accepted ones are connected again on the new mempool and retried.
@@ -481,9 +487,7 @@ export class Chain {
     const fail = (i: number, error: unknown): void => {
       results[i] = { ok: false, error };
     };
-    const verdicts = await checkSignatures(this.crypto, items);
-    let pending: number[] = [];
-    items.forEach((_, i) => (verdicts[i]!.error ? fail(i, verdicts[i]!.error) : pending.push(i)));
+    let pending = items.map((_, i) => i);
 
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === ADMISSION_ATTEMPTS) {
@@ -494,7 +498,7 @@ export class Chain {
       // contending processes stop colliding (a busy miner changes the mempool every block).
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
       try {
-        pending = await this.admitOnce(items, pending, verdicts, fail, results);
+        pending = await this.admitOnce(items, pending, fail, results);
       } catch (error) {
         // The store failed (a rule error never reaches here): nothing more was admitted.
         for (const i of pending) if (results[i] === undefined) fail(i, error);
@@ -511,16 +515,16 @@ export class Chain {
   private async admitOnce(
     items: readonly Admission[],
     pending: readonly number[],
-    verdicts: readonly SignatureVerdict[],
     fail: (i: number, error: unknown) => void,
     results: Array<Settled<SubmittedTxn> | undefined>,
   ): Promise<number[]> {
-    const known = await this.store.getMany<unknown>(pending.flatMap((i) => [mempoolTxnKey(items[i]!.hashHex), chainKeys.txn(items[i]!.hashHex)]));
     const replay = await this.replayMempool();
     // Read before connecting: a replay of this process may move on while this batch awaits,
     // and then the commit must lose its guard and retry.
     const baseVersion = replay.version;
-    await replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, verdicts[i]!.signer)));
+    // One round trip: whether each is already known, and the state keys every one reads.
+    const dupKeys = pending.flatMap((i) => [mempoolTxnKey(items[i]!.hashHex), chainKeys.txn(items[i]!.hashHex)]);
+    const [known] = await Promise.all([this.store.getMany<unknown>(dupKeys), replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, items[i]!.signer)))]);
     const batchView = replay.view.child();
     const admitted: Array<{ i: number; entry: MempoolTxn; writes: string[]; feeNanos: bigint }> = [];
     const inBatch = new Set<string>();
@@ -547,7 +551,7 @@ export class Chain {
         continue;
       }
       const view = batchView.child();
-      const signer = verdicts[i]!.signer;
+      const signer = items[i]!.signer;
       let feeNanos: bigint;
       try {
         feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer }, this.context(replay.height))).feeNanos;
@@ -591,9 +595,9 @@ export class Chain {
       replay.version = lastVersion;
     }
     for (const a of admitted) results[a.i] = { ok: true, value: { hashHex: a.entry.hashHex, txn: items[a.i]!.txn } };
-    // Admitted whatever the publish does: a lost announcement delays the next template until
-    // the producer's refresh, it loses no transaction.
-    await this.store.publish(CHANNEL_MEMPOOL, { added: admitted.map((a) => a.entry.hashHex) }).catch((err: unknown) => {
+    // Not awaited, and admitted whatever the publish does: a lost announcement delays the next
+    // template until the producer's refresh, it loses no transaction.
+    void this.store.publish(CHANNEL_MEMPOOL, { added: admitted.map((a) => a.entry.hashHex) }).catch((err: unknown) => {
       this.log.warn({ err: (err as Error).message }, 'mempool: could not announce admitted transactions');
     });
     return [];

@@ -1,6 +1,6 @@
 /**
  * Batched admission (issue 18): transactions submitted together are admitted in batches (one
- * signature call, one guarded commit, one publish per batch), with the same answers as one at
+ * duplicate read, one guarded commit, one publish per batch), with the same answers as one at
  * a time: arrival order, a rule breaker refused alone, duplicates inside a batch refused, and
  * two processes admitting batches at once never lose or double a transaction.
  */
