@@ -22,8 +22,9 @@ type Class = 'state' | 'history' | 'nonces' | 'transient';
 /** What a store key (without the RedisStore's `sn:<kind>:` namespace) is. */
 function classify(storeKey: string): Class {
   if (/^(chain:blockwrites:|mempool:|chain:template:|leases)/.test(storeKey)) return 'transient';
-  if (/^chain:(block|height|txn):/.test(storeKey)) return 'history';
-  if (/^chain:nonce/.test(storeKey)) return 'nonces';
+  // Layout 2 (chain/state/keys.ts).
+  if (/^[bht]:/.test(storeKey)) return 'history';
+  if (/^n[:-]/.test(storeKey)) return 'nonces';
   return 'state';
 }
 

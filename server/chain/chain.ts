@@ -27,7 +27,8 @@ import { encodeUvarint } from './txn/varint.js';
 import { connectBlockReward, connectTransaction, type ConnectContext, type ConnectRules } from './rules/connect.js';
 import { RuleError } from './rules/errors.js';
 import { checkSignatures } from './rules/signatures.js';
-import { chainKeys, type BlockRecord, type TipRecord } from './state/keys.js';
+import { chainKeys, LAYOUT_VERSION, txnLocation, type BlockRecord, type TipRecord } from './state/keys.js';
+import { expiredNonceOps } from './state/nonces.js';
 import { StateView } from './state/view.js';
 import type { StateReader } from './state/reader.js';
 import { getGlobalParams, globalParamsDefaults, type GlobalParams } from './state/globalParams.js';
@@ -385,6 +386,7 @@ export class Chain {
         { op: 'set', key: chainKeys.block(hashHex), value: block },
         { op: 'set', key: chainKeys.hashAtHeight(0n), value: hashHex },
         { op: 'set', key: chainKeys.tip, value: tip },
+        { op: 'set', key: chainKeys.layout, value: LAYOUT_VERSION },
       ],
       [{ key: chainKeys.tip, equals: undefined }],
     );
@@ -839,7 +841,8 @@ export class Chain {
       { op: 'set', key: chainKeys.block(hashHex), value: block },
       { op: 'set', key: chainKeys.hashAtHeight(header.height), value: hashHex },
       { op: 'set', key: chainKeys.tip, value: newTip },
-      ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: { blockHashHex: hashHex, height: header.height, index } })),
+      ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: txnLocation(header.height, index) })),
+      ...(await expiredNonceOps(this.store, header.height)),
       ...hashHexes.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })),
       ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),
       { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 },
