@@ -2,27 +2,31 @@
  * Store keys of chain state. The chain's own keys are here; each state module names its own
  * (profiles.ts, messages.ts, …) from the same parts. Layout 2 (`LAYOUT_VERSION`), per key:
  *
- * | key                                  | holds                                                  |
- * |--------------------------------------|--------------------------------------------------------|
- * | `chain:tip`                          | TipRecord                                              |
- * | `b:<hash>`                           | BlockRecord                                            |
- * | `h:<height>`                         | main-chain block hash (hex) at a height                |
- * | `t:<txn hash, first 16 bytes>`       | TxnLocation `[height, index]` of a mined transaction  |
- * | `n:<nonce>` + index `n-exp`          | a used nonce; the index lists them by expiration       |
- * | `$:<pk>`                             | native balance, nanos                                  |
- * | `p:`, `u:`, index `p-names`/`p-locked` | profiles (profiles.ts)                               |
- * | `d:`, `g:`, indexes `d-ts:`, `d-rows:`, `g-ts:` | DMs and group chats (messages.ts)           |
- * | `ag:`, `agm:`, indexes `ag-*:`, `agm-*:` | access groups and members (accessGroups.ts)        |
- * | `o:`, indexes `o-book:`, `o-by:`     | DAO coin limit orders (daoCoinLimitOrders.ts)          |
- * | `chain:…`                            | the rest of the state modules (posts, coins, keys, …)  |
+ * | key                                    | holds                                              |
+ * |----------------------------------------|----------------------------------------------------|
+ * | `meta:layout`                          | the layout version (a number)                      |
+ * | `chain:tip`                            | TipRecord                                          |
+ * | `b:<hash>`                             | BlockRecord                                        |
+ * | `h:<height>`                           | main-chain block hash (hex) at a height            |
+ * | `t:<txn hash, first 16 bytes>`         | TxnLocation `[height, index]`                      |
+ * | `n:<nonce>`, index `n-exp`             | a used nonce, until it expires (nonces.ts)         |
+ * | `$:<pk>`                               | native balance, nanos                              |
+ * | `p:`, `u:`, indexes `p-names`, `p-locked` | profiles (profiles.ts)                          |
+ * | `d:`, `g:`, indexes `d-ts:`, `d-rows:`, `g-ts:` | DMs and group chats (messages.ts)          |
+ * | `ag:`, `agm:`, indexes `ag-owned:`, `agm-m:`, `agm-of:` | access groups (accessGroups.ts)    |
+ * | `o:`, indexes `o-book:`, `o-by:`       | DAO coin limit orders (daoCoinLimitOrders.ts)      |
+ * | `chain:…`                              | posts, coins, derived keys, global params (hex)    |
  *
  * Bytes (public keys, hashes, group names) appear as `bytesText` (keyText.ts: order-preserving
- * base64, 4 characters per 3 bytes, where hex took 6), numbers as `uintText`. Fields a key
- * already carries are not repeated in its value.
+ * base64, 4 characters per 3 bytes where hex took 6), numbers as `uintText`; index members that
+ * sort by several fields are one byte string of order-preserving fields in that text. Values
+ * are tuples without what their key already says, amounts below 2^53 as plain numbers
+ * (compactValues.ts). Layout 1 (hex keys, object values, nonces kept forever) is refused at
+ * startup (layout.ts).
  * @module
  */
 import { fromHex } from '../../hex.js';
-import { bytesText, joinBytes, orderedUint, textBytes, uintText } from './keyText.js';
+import { bytesText, joinBytes, orderedUint, uintText } from './keyText.js';
 
 /** Bytes of a transaction hash in its location key (`chainKeys.txn`). */
 export const TXN_KEY_HASH_BYTES = 16;
@@ -71,9 +75,6 @@ export const chainKeys = {
    */
   blockWrites: (hashHex: string): string => `chain:blockwrites:${hashHex}`,
 };
-
-/** Public key bytes of a `bytesText` (as index members hold them). */
-export const keyOfText = (text: string): Uint8Array => textBytes(text);
 
 export interface TipRecord {
   hashHex: string;
