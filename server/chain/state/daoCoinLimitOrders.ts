@@ -85,7 +85,7 @@ export function orderIdOfBookMember(member: string): Uint8Array {
 
 /** Coin keys as stored: DESO (33 zero bytes) as an empty key. */
 const packCoin = (creator33: Uint8Array): Uint8Array => (isDesoCoin(creator33) ? new Uint8Array(0) : creator33);
-const unpackCoin = (stored: Uint8Array): Uint8Array => (stored.length === 0 ? DESO_COIN : stored);
+const unpackCoin = (stored: Uint8Array): Uint8Array => (stored.length === 0 ? new Uint8Array(33) : stored);
 
 /** An order as stored: without its OrderID (its key names it), amounts as `packBig`. */
 type StoredOrder = [

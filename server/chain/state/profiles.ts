@@ -107,7 +107,9 @@ export async function getProfile(state: StateReader, pk33: Uint8Array): Promise<
 
 /** The public key owning `username` (any case), if a profile has it. */
 export async function publicKeyForUsername(state: StateReader, username: string): Promise<Uint8Array | undefined> {
-  return state.get<Uint8Array>(profileKeys.byUsername(username));
+  const pk = await state.get<Uint8Array>(profileKeys.byUsername(username));
+  // A plain Uint8Array, not the decoder's Buffer: callers compare it with other keys.
+  return pk === undefined ? undefined : new Uint8Array(pk);
 }
 
 /** The profile that owns `username` (any case), if any. */
