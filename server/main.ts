@@ -5,7 +5,7 @@
 import { CHILD_ENV, supervise, type ChildMessage } from './cluster/supervisor.js';
 import { ConfigError, loadConfig, redactConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
-import { startNode, type RunningNode } from './node.js';
+import { startNode, StartupError, type RunningNode } from './node.js';
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`social-node: ${message}\n`);
@@ -35,7 +35,7 @@ async function runServerProcess(config: Config): Promise<void> {
     const message = (err as Error).message;
     tell({ type: 'startup-failed', message });
     log.fatal({ reason: message }, 'cannot start');
-    fail(message, 1);
+    fail(message, err instanceof StartupError ? err.exitCode : 1);
   }
   tell({ type: 'ready', port: node.port, processId: node.processId });
 

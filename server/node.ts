@@ -31,6 +31,7 @@ import { randomBytes } from 'node:crypto';
 import { resolveIdentitySecret } from './identity/secret.js';
 import { answerFrame, refusedFrame } from './identity/transport.js';
 import { openStore } from './store/index.js';
+import { layoutProblem } from './chain/state/layout.js';
 
 export interface RunningNode {
   port: number;
@@ -47,6 +48,13 @@ export function cryptoThreads(config: Config): number {
 
 export class StartupError extends Error {
   override readonly name = 'StartupError';
+  /** The process's exit code: 2 for a refusal of what it was given to run on, as for bad config. @default 1 */
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
 }
 
 export async function startNode(config: Config, baseLog: Logger): Promise<RunningNode> {
@@ -116,6 +124,8 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
       : null;
   const producer = new BlockProducer({ chain, store, lease, miner, defaultRewardKey: rewardPublicKey, log });
   try {
+    const layout = await layoutProblem(store);
+    if (layout !== null) throw new StartupError(layout, 2);
     await chain.init();
     await minerFeed.start();
     await producer.start();

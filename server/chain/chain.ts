@@ -28,7 +28,8 @@ import { commonReads, connectBlockReward, connectTransaction, type ConnectContex
 import { RuleError } from './rules/errors.js';
 import { checkSignatures } from './rules/signatures.js';
 import { BatchQueue, type Settled } from './batchQueue.js';
-import { chainKeys, type BlockRecord, type BlockWritesRecord, type TipRecord } from './state/keys.js';
+import { chainKeys, LAYOUT_VERSION, txnLocation, type BlockRecord, type BlockWritesRecord, type TipRecord } from './state/keys.js';
+import { expiredNonceOps } from './state/nonces.js';
 import { StateView } from './state/view.js';
 import type { StateReader } from './state/reader.js';
 import { getGlobalParams, globalParamsDefaults, type GlobalParams } from './state/globalParams.js';
@@ -417,6 +418,7 @@ export class Chain {
         { op: 'set', key: chainKeys.block(hashHex), value: block },
         { op: 'set', key: chainKeys.hashAtHeight(0n), value: hashHex },
         { op: 'set', key: chainKeys.tip, value: tip },
+        { op: 'set', key: chainKeys.layout, value: LAYOUT_VERSION },
       ],
       [{ key: chainKeys.tip, equals: undefined }],
     );
@@ -986,7 +988,8 @@ export class Chain {
       { op: 'set', key: chainKeys.block(hashHex), value: block },
       { op: 'set', key: chainKeys.hashAtHeight(header.height), value: hashHex },
       { op: 'set', key: chainKeys.tip, value: newTip },
-      ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: { blockHashHex: hashHex, height: header.height, index } })),
+      ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: txnLocation(header.height, index) })),
+      ...(await expiredNonceOps(this.store, header.height)),
       ...hashHexes.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })),
       ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),
     ];

@@ -17,7 +17,7 @@
 import type { AppDeps } from '../app.js';
 import { getBalance } from '../chain/state/balances.js';
 import { getDAOCoinEntry, transferRestrictionStatusName } from '../chain/state/daoCoins.js';
-import { daoCoinOrderKeys, DESO_COIN, getOrder, isDesoCoin } from '../chain/state/daoCoinLimitOrders.js';
+import { daoCoinOrderKeys, DESO_COIN, getOrder, isDesoCoin, orderIdOfBookMember } from '../chain/state/daoCoinLimitOrders.js';
 import { getProfile, type ProfileRecord } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
@@ -86,7 +86,7 @@ export async function bestExchangeRateNativePerDAOCoin(state: StateIndexReader, 
   // The pair index is in matching priority: its first member is the order a buy would fill first.
   const [member] = await state.indexRange(daoCoinOrderKeys.book(DESO_COIN, creator33), { limit: 1 });
   if (member === undefined) return 0;
-  const best = await getOrder(state, new Uint8Array(Buffer.from(member.slice(member.lastIndexOf(':') + 1), 'hex')));
+  const best = await getOrder(state, orderIdOfBookMember(member));
   if (best === undefined || best.scaledExchangeRate === 0n) return 0;
   return ratioToDouble(10n ** 47n, best.scaledExchangeRate);
 }

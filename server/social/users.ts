@@ -15,7 +15,7 @@ import { getBalance } from '../chain/state/balances.js';
 import { creatorCoinKeys, getHolding } from '../chain/state/creatorCoins.js';
 import { derivedKeysOfOwner } from '../chain/state/derivedKeys.js';
 import { getPost, hashesOfMembers, postKeys, type PostRecord } from '../chain/state/posts.js';
-import { getProfile, profileKeys, type ProfileRecord } from '../chain/state/profiles.js';
+import { getProfile, lockedMember, pkOfLockedMember, profileKeys, publicKeyForUsername, type ProfileRecord } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { PARAM_UPDATER_PUBLIC_KEYS, parseProfilePicDataUrl, type ProfilePicType } from '../chain/rules/profiles.js';
 import { AuthorizeDerivedKeyOperation } from '../chain/txn/metadata.js';
@@ -249,8 +249,6 @@ export interface GetProfilesRequest {
   addGlobalFeedBool: boolean;
 }
 
-const lockedMember = (p: ProfileRecord): string => `${p.creatorCoin.nanosLocked.toString().padStart(20, '0')}:${toHex(p.publicKey)}`;
-const pkOfLockedMember = (m: string): Uint8Array => fromHex(m.slice(m.indexOf(':') + 1));
 
 /** Newest timestamp of the profile's visible top-level posts (kind 'post') or comments ('comment'); 0 for none. */
 async function lastActivityNanos(state: StateIndexReader, pk33: Uint8Array, kind: 'post' | 'comment'): Promise<bigint> {
@@ -311,8 +309,8 @@ export async function getProfiles(deps: AppDeps, state: StateIndexReader, req: G
     const names = await state.indexRange(profileKeys.usernameIndex, { gte: prefix, lt: `${prefix}\uffff`, limit: MAX_PREFIX_MATCHES });
     // Every match's owner, then every owner's profile, each as one batch of concurrent reads (one
     // round trip on Redis, auto-pipelined) rather than two round trips per match in turn.
-    const owners = await Promise.all(names.map((name) => state.get<string>(profileKeys.byUsername(name))));
-    const found = await Promise.all(owners.map((hex) => (hex === undefined ? undefined : getProfile(state, fromHex(hex)))));
+    const owners = await Promise.all(names.map((name) => publicKeyForUsername(state, name)));
+    const found = await Promise.all(owners.map((pk) => (pk === undefined ? undefined : getProfile(state, pk))));
     // The reference's prefix search filters the reader's blocks but not hidden profiles.
     const profiles = found.filter((p): p is ProfileRecord => p !== undefined && !hideHex.has(toHex(p.publicKey)));
     profiles.sort((a, b) => (a.creatorCoin.nanosLocked === b.creatorCoin.nanosLocked ? (a.username.toLowerCase() < b.username.toLowerCase() ? -1 : 1) : a.creatorCoin.nanosLocked > b.creatorCoin.nanosLocked ? -1 : 1));

@@ -1,11 +1,15 @@
 // Startup of the real node process: config errors fail fast naming the setting, the pure-JS
-// uWS fallback is refused unless explicitly allowed, env vars work like flags.
+// uWS fallback is refused unless explicitly allowed, env vars work like flags, a store whose
+// chain is in another state layout is refused.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { request } from '../helpers/http.js';
 import { startNodeProcess } from '../helpers/nodeProcess.js';
 import { freePort } from '../helpers/ports.js';
+import { startRedisServer } from '../helpers/redisServer.js';
+import { RedisStore } from '../../server/store/index.js';
+import { chainKeys } from '../../server/chain/state/keys.js';
 
 async function failsWith(args: string[], env: Record<string, string>, code: number, re: RegExp): Promise<void> {
   const node = await startNodeProcess({ args, env, noWait: true });
@@ -49,6 +53,23 @@ describe('startup configuration', () => {
       assert.equal((await request(node.url, '/api/v0/health-check')).status, 200);
     } finally {
       await node.stop();
+    }
+  });
+});
+
+describe('chain state layout check', () => {
+  it('refuses (exit 2) a Redis holding a chain in the old layout, saying what to do; starts on an empty one', async () => {
+    const redis = await startRedisServer();
+    try {
+      const store = await RedisStore.connect({ url: redis.url, keyPrefix: 'sn:' });
+      // Layout 1 had no version key: a tip alone is an old node's chain.
+      await store.set(chainKeys.tip, { hashHex: '00'.repeat(32), height: 5n, tstampSecs: 1n, targetHex: 'ff'.repeat(32) });
+      await failsWith(['--redis', redis.url], {}, 2, /state layout 1, written by an older version.*reads layout 2.*empty store.*--redis-key-prefix/s);
+      await store.close();
+      const node = await startNodeProcess({ args: ['--redis', redis.url, '--redis-key-prefix', 'fresh:'] });
+      await node.stop();
+    } finally {
+      await redis.stop();
     }
   });
 });

@@ -1,6 +1,6 @@
 /** Order-book fixtures for state-level tests: random resting orders and a reader that counts order reads. */
 import { randomBytes } from 'node:crypto';
-import type { DAOCoinLimitOrder } from '../../server/chain/state/daoCoinLimitOrders.js';
+import { daoCoinOrderKeys, type DAOCoinLimitOrder } from '../../server/chain/state/daoCoinLimitOrders.js';
 import type { IndexedStateReader } from '../../server/chain/state/daoCoins.js';
 
 /** An open order of a random transactor at a random rate of 1..`maxRate` selling-coin units per unit ×1e37. */
@@ -24,7 +24,7 @@ export function countingOrderReads(state: IndexedStateReader): { state: IndexedS
   return {
     state: {
       get: <T>(key: string) => {
-        if (key.startsWith('chain:dao:order:')) reads++;
+        if (key.startsWith(daoCoinOrderKeys.order(new Uint8Array(0)))) reads++;
         return state.get<T>(key);
       },
       indexRange: (key, range) => state.indexRange(key, range),

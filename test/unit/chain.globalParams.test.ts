@@ -16,7 +16,7 @@ import { getBalance, setBalance } from '../../server/chain/state/balances.js';
 import { creatorCoinBalance, creatorCoinKeys, putHolding } from '../../server/chain/state/creatorCoins.js';
 import { daoCoinKeys, getDAOCoinBalance, getDAOCoinEntry, setDAOCoinBalance, setDAOCoinEntry } from '../../server/chain/state/daoCoins.js';
 import { CORE_GLOBAL_PARAM_DEFAULTS, getGlobalParams, globalParamsDefaults, globalParamsKeys } from '../../server/chain/state/globalParams.js';
-import { getProfile, getProfileByUsername, profileKeys, putProfile } from '../../server/chain/state/profiles.js';
+import { getProfile, getProfileByUsername, pkOfLockedMember, profileKeys, putProfile } from '../../server/chain/state/profiles.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { decodeTxn } from '../../server/chain/txn/envelope.js';
 import { decodeMetadata, encodeMetadata, TxnType, type TxnMetadata } from '../../server/chain/txn/metadata.js';
@@ -205,7 +205,7 @@ describe('SWAP_IDENTITY', () => {
     assert.deepEqual((await getProfileByUsername(view, 'BOB'))?.publicKey, alice);
     assert.deepEqual(await view.indexRange(profileKeys.usernameIndex), ['alice', 'bob']);
     const locked = await view.indexRange(profileKeys.lockedIndex);
-    assert.deepEqual(locked.map((m) => m.split(':')[1]).sort(), [toHex(alice), toHex(bob)].sort(), 'one by-value entry per profile, under the new keys');
+    assert.deepEqual(locked.map((m) => toHex(pkOfLockedMember(m))).sort(), [toHex(alice), toHex(bob)].sort(), 'one by-value entry per profile, under the new keys');
     assert.equal(await getBalance(view, alice), START, 'native balances stay with their keys');
   });
 
@@ -215,7 +215,7 @@ describe('SWAP_IDENTITY', () => {
     assert.equal(await getProfile(view, alice), undefined, 'From has no profile left');
     assert.equal((await getProfile(view, bob))?.username, 'alice');
     assert.deepEqual((await getProfileByUsername(view, 'alice'))?.publicKey, bob);
-    assert.deepEqual(await view.indexRange(profileKeys.lockedIndex), [`${'0'.repeat(20)}:${toHex(bob)}`]);
+    assert.deepEqual((await view.indexRange(profileKeys.lockedIndex)).map(pkOfLockedMember), [bob]);
   });
 
   it('moves creator-coin holdings in both roles, and the coins\' totals with the profiles', async () => {

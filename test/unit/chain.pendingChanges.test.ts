@@ -54,7 +54,7 @@ async function transfer(from: typeof alice, to: typeof bob, amount: bigint): Pro
 
 /** Keys of a transfer: both balances and the sender's nonce. */
 const touches = (changed: ReadonlySet<string>, pk: Uint8Array): boolean => changed.has(chainKeys.balance(pk));
-const nonceKeys = (changed: ReadonlySet<string>): string[] => [...changed].filter((k) => k.startsWith('chain:nonce:'));
+const nonceKeys = (changed: ReadonlySet<string>): string[] => [...changed].filter((k) => k.startsWith(chainKeys.nonceOfText('')));
 
 let point: PendingPoint;
 

@@ -61,7 +61,7 @@ describe('orderEntry', () => {
 });
 
 describe('resolving coins and users', () => {
-  const state = new Map<string, unknown>([[profileKeys.byUsername('alice_1'), toHex(creator)]]);
+  const state = new Map<string, unknown>([[profileKeys.byUsername('alice_1'), creator]]);
   const reader = { get: async <T>(k: string): Promise<T | undefined> => state.get(k) as T | undefined };
 
   it('native identifiers: "", "DESO" and the zero key of this network', () => {

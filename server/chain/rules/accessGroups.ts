@@ -11,7 +11,7 @@
 import { isValidCompressedPoint, PUBLIC_KEY_LENGTH } from '../../keys/index.js';
 import {
   accessGroupExists,
-  accessGroupKeys,
+  getAccessGroup,
   deleteAccessGroupMember,
   getAccessGroupMember,
   GROUP_KEY_NAME_BYTES,
@@ -21,7 +21,6 @@ import {
   padGroupKeyName,
   putAccessGroup,
   putAccessGroupMember,
-  type AccessGroupRecord,
 } from '../state/accessGroups.js';
 import type { StateView } from '../state/view.js';
 import type { TxnEnvelope } from '../txn/envelope.js';
@@ -71,7 +70,7 @@ export async function connectAccessGroup(view: StateView, txn: TxnEnvelope): Pro
   if (isBaseGroupKeyName(m.keyName)) throw new RuleError('RuleErrorAccessGroupsNameCannotBeZeros', 'an all-zero key name is the base group, which cannot be registered');
 
   const g = groupId(m.ownerPublicKey, m.keyName);
-  const existing = await view.get<AccessGroupRecord>(accessGroupKeys.group(g));
+  const existing = await getAccessGroup(view, g);
   switch (m.operationType) {
     case AccessGroupOperation.CREATE:
       if (existing !== undefined) throw new RuleError('RuleErrorAccessGroupAlreadyExists', `access group ${hex(g.owner)}/${hex(m.keyName)} already exists`);

@@ -30,7 +30,7 @@ import { toHex, fromHex } from '../../hex.js';
 import { isValidCompressedPoint } from '../../keys/index.js';
 import { creatorCoinKeys, getHolding, putHolding, type HoldingRecord } from '../state/creatorCoins.js';
 import { daoCoinKeys, getDAOCoinBalance, setDAOCoinBalance, type DAOCoinEntry } from '../state/daoCoins.js';
-import { getProfile, profileKeys, putProfile, type ProfileRecord } from '../state/profiles.js';
+import { getProfile, lockedMember, profileKeys, putProfile } from '../state/profiles.js';
 import type { StateView } from '../state/view.js';
 import type { TxnEnvelope } from '../txn/envelope.js';
 import { decodeMetadata, TxnType, type SwapIdentityMetadata } from '../txn/metadata.js';
@@ -38,10 +38,6 @@ import type { ConnectContext } from './connect.js';
 import { RuleError } from './errors.js';
 import { isParamUpdaterOf } from './globalParams.js';
 import type { HandlerEntry } from './handlers.js';
-
-
-/** Member of the profiles-by-locked-value index (as state/profiles.ts writes it). */
-const lockedMember = (p: ProfileRecord): string => `${p.creatorCoin.nanosLocked.toString().padStart(20, '0')}:${toHex(p.publicKey)}`;
 
 /** The swap as a mapping of public keys (hex): a ↔ b, everything else fixed. */
 function swapper(a: Uint8Array, b: Uint8Array): (pk: Uint8Array) => Uint8Array {

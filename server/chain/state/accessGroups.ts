@@ -2,23 +2,25 @@
  * Access groups and their members in chain state (ACCESS_GROUP, ACCESS_GROUP_MEMBERS; reference
  * node-api.md §8), stored for the reads of §2.1 without scans:
  *
- * | key                                        | holds                                              |
- * |--------------------------------------------|----------------------------------------------------|
- * | `chain:ag:<owner>:<name>`                  | AccessGroupRecord of a registered group            |
- * | index `chain:ag-owned:<owner>`             | `<name>` of every registered group of the owner    |
- * | `chain:agm:<member>:<owner>:<name>`        | AccessGroupMemberRecord (membership)               |
- * | index `chain:agm-members:<owner>:<name>`   | `<member>` of every member of the group            |
- * | index `chain:agm-of:<member>`              | `<owner>:<name>` of every group the key belongs to |
+ * | key                                  | holds                                              |
+ * |--------------------------------------|----------------------------------------------------|
+ * | `ag:<group>`                         | StoredGroup of a registered group                  |
+ * | index `ag-owned:<owner>`             | `<name>` of every registered group of the owner    |
+ * | `agm:<member><group>`                | StoredMember (membership)                          |
+ * | index `agm-m:<group>`                | `<member>` of every member of the group            |
+ * | index `agm-of:<member>`              | `<group>` of every group the key belongs to        |
  *
- * `<owner>`/`<member>` are 33-byte keys and `<name>` the 32-byte zero-padded group key name, all
- * as fixed-width lower-case hex, so index order is byte order: members page by public key, and
- * group ids sort as core sorts `bytes(owner)‖bytes(name)`.
+ * `<owner>`/`<member>` are 33-byte keys as key text (keyText.ts, fixed width), `<name>` the key
+ * text of the group key name without its zero padding, `<group>` = `<owner><name>`. Text order
+ * is byte order, and a name's order without its padding is its order with it, so members page
+ * by public key and group ids sort as core sorts `bytes(owner)‖bytes(padded name)`. Records
+ * leave out what their key says (owner, name, member key).
  *
  * The base group (all-zero name) is never stored: it exists implicitly for every key, with the
  * owner key as its access key (`getAccessGroup` synthesizes it).
  * @module
  */
-import { toHex } from '../../hex.js';
+import { bytesText, textBytes, textLength } from './keyText.js';
 import type { IndexRange } from '../../store/types.js';
 import type { StateIndexReader, StateReader } from './reader.js';
 import type { StateView } from './view.js';
@@ -79,27 +81,45 @@ export function groupId(owner: Uint8Array, rawKeyName: Uint8Array): GroupId {
   return { owner, keyName: padGroupKeyName(rawKeyName) };
 }
 
-/** `<owner hex>:<name hex>`: the fixed-width text form of a group id used in keys and indexes. */
+/** Characters of a public key's text: where a group id's name starts. */
+const KEY_TEXT_LENGTH = textLength(33);
+
+/** `<owner><name>`: the text form of a group id used in keys and indexes (see the table above). */
 export function groupIdText(g: GroupId): string {
-  return `${toHex(g.owner)}:${toHex(padGroupKeyName(g.keyName))}`;
+  return bytesText(g.owner) + groupNameText(g.keyName);
 }
 
 export function parseGroupIdText(s: string): GroupId {
-  const [owner, name] = s.split(':');
-  return { owner: fromHex(owner!), keyName: fromHex(name!) };
+  return { owner: textBytes(s.slice(0, KEY_TEXT_LENGTH)), keyName: padGroupKeyName(textBytes(s.slice(KEY_TEXT_LENGTH))) };
 }
 
-function fromHex(h: string): Uint8Array {
-  return new Uint8Array(Buffer.from(h, 'hex'));
+/** The text of a (raw or padded) group key name, without its zero padding. */
+export function groupNameText(name: Uint8Array): string {
+  return bytesText(trimGroupKeyName(padGroupKeyName(name)));
 }
 
 export const accessGroupKeys = {
-  group: (g: GroupId): string => `chain:ag:${groupIdText(g)}`,
-  ownedIndex: (owner: Uint8Array): string => `chain:ag-owned:${toHex(owner)}`,
-  member: (member: Uint8Array, g: GroupId): string => `chain:agm:${toHex(member)}:${groupIdText(g)}`,
-  membersIndex: (g: GroupId): string => `chain:agm-members:${groupIdText(g)}`,
-  memberOfIndex: (member: Uint8Array): string => `chain:agm-of:${toHex(member)}`,
+  group: (g: GroupId): string => `ag:${groupIdText(g)}`,
+  ownedIndex: (owner: Uint8Array): string => `ag-owned:${bytesText(owner)}`,
+  member: (member: Uint8Array, g: GroupId): string => `agm:${bytesText(member)}${groupIdText(g)}`,
+  membersIndex: (g: GroupId): string => `agm-m:${groupIdText(g)}`,
+  memberOfIndex: (member: Uint8Array): string => `agm-of:${bytesText(member)}`,
 };
+
+/** A registered group as stored: what its key (owner, name) does not say. */
+type StoredGroup = [accessGroupPublicKey: Uint8Array, extraData: Array<[Uint8Array, Uint8Array]>];
+
+/** A membership as stored: what its key (member, group) does not say; the name without padding. */
+type StoredMember = [memberKeyName: Uint8Array, encryptedKey: Uint8Array, extraData: Array<[Uint8Array, Uint8Array]>];
+
+function groupRecord(g: GroupId, s: StoredGroup): AccessGroupRecord {
+  return { ownerPublicKey: g.owner, keyName: padGroupKeyName(g.keyName), accessGroupPublicKey: s[0], extraData: s[1] };
+}
+
+async function readGroup(state: StateReader, g: GroupId): Promise<AccessGroupRecord | undefined> {
+  const stored = await state.get<StoredGroup>(accessGroupKeys.group(g));
+  return stored === undefined ? undefined : groupRecord(g, stored);
+}
 
 /** The base group of `owner`: implicit, its access key is the owner key. */
 export function baseAccessGroup(owner: Uint8Array): AccessGroupRecord {
@@ -109,7 +129,7 @@ export function baseAccessGroup(owner: Uint8Array): AccessGroupRecord {
 /** The group (owner, name); the base group for an all-zero name; undefined when not registered. */
 export async function getAccessGroup(state: StateReader, g: GroupId): Promise<AccessGroupRecord | undefined> {
   if (isBaseGroupKeyName(g.keyName)) return baseAccessGroup(g.owner);
-  return state.get<AccessGroupRecord>(accessGroupKeys.group(g));
+  return readGroup(state, g);
 }
 
 export async function accessGroupExists(state: StateReader, g: GroupId): Promise<boolean> {
@@ -119,30 +139,34 @@ export async function accessGroupExists(state: StateReader, g: GroupId): Promise
 /** Creates or replaces a registered group (never the base group). */
 export function putAccessGroup(view: StateView, record: AccessGroupRecord): void {
   const g: GroupId = { owner: record.ownerPublicKey, keyName: record.keyName };
-  view.set(accessGroupKeys.group(g), record);
-  view.indexAdd(accessGroupKeys.ownedIndex(record.ownerPublicKey), [toHex(padGroupKeyName(record.keyName))]);
+  view.set(accessGroupKeys.group(g), [record.accessGroupPublicKey, record.extraData] satisfies StoredGroup);
+  view.indexAdd(accessGroupKeys.ownedIndex(record.ownerPublicKey), [groupNameText(record.keyName)]);
 }
 
 /** Padded names of the groups `owner` registered, in byte order (the base group is not listed). */
 export async function registeredGroupKeyNames(state: StateIndexReader, owner: Uint8Array): Promise<Uint8Array[]> {
   const names = await state.indexRange(accessGroupKeys.ownedIndex(owner));
-  return names.map(fromHex);
+  return names.map((n) => padGroupKeyName(textBytes(n)));
 }
 
 export async function getAccessGroupMember(state: StateReader, member: Uint8Array, g: GroupId): Promise<AccessGroupMemberRecord | undefined> {
-  return state.get<AccessGroupMemberRecord>(accessGroupKeys.member(member, g));
+  const stored = await state.get<StoredMember>(accessGroupKeys.member(member, g));
+  if (stored === undefined) return undefined;
+  const [memberKeyName, encryptedKey, extraData] = stored;
+  return { memberPublicKey: member, memberKeyName: padGroupKeyName(memberKeyName), encryptedKey, extraData };
 }
 
 /** Adds or replaces the membership of `record.memberPublicKey` in `g`. */
 export function putAccessGroupMember(view: StateView, g: GroupId, record: AccessGroupMemberRecord): void {
-  view.set(accessGroupKeys.member(record.memberPublicKey, g), record);
-  view.indexAdd(accessGroupKeys.membersIndex(g), [toHex(record.memberPublicKey)]);
+  const stored: StoredMember = [trimGroupKeyName(padGroupKeyName(record.memberKeyName)), record.encryptedKey, record.extraData];
+  view.set(accessGroupKeys.member(record.memberPublicKey, g), stored);
+  view.indexAdd(accessGroupKeys.membersIndex(g), [bytesText(record.memberPublicKey)]);
   view.indexAdd(accessGroupKeys.memberOfIndex(record.memberPublicKey), [groupIdText(g)]);
 }
 
 export function deleteAccessGroupMember(view: StateView, g: GroupId, member: Uint8Array): void {
   view.delete(accessGroupKeys.member(member, g));
-  view.indexRemove(accessGroupKeys.membersIndex(g), [toHex(member)]);
+  view.indexRemove(accessGroupKeys.membersIndex(g), [bytesText(member)]);
   view.indexRemove(accessGroupKeys.memberOfIndex(member), [groupIdText(g)]);
 }
 
@@ -157,8 +181,8 @@ export interface MemberPage {
 export async function accessGroupMembersPage(state: StateIndexReader, g: GroupId, page: MemberPage): Promise<Uint8Array[]> {
   if (page.limit < 1) return [];
   const range: IndexRange = { limit: page.limit };
-  if (page.after !== undefined && page.after.length > 0) range.gt = toHex(page.after);
-  return (await state.indexRange(accessGroupKeys.membersIndex(g), range)).map(fromHex);
+  if (page.after !== undefined && page.after.length > 0) range.gt = bytesText(page.after);
+  return (await state.indexRange(accessGroupKeys.membersIndex(g), range)).map(textBytes);
 }
 
 /** Groups `member` belongs to (not counting groups it only owns), sorted by (owner, name) bytes. */
@@ -172,7 +196,7 @@ export async function groupsWithMember(state: StateIndexReader, member: Uint8Arr
  */
 export async function ownedAccessGroups(state: StateIndexReader, owner: Uint8Array): Promise<AccessGroupRecord[]> {
   const names = await registeredGroupKeyNames(state, owner);
-  const records = await Promise.all(names.map((keyName) => state.get<AccessGroupRecord>(accessGroupKeys.group({ owner, keyName }))));
+  const records = await Promise.all(names.map((keyName) => readGroup(state, { owner, keyName })));
   return [baseAccessGroup(owner), ...records.filter((r): r is AccessGroupRecord => r !== undefined)];
 }
 

@@ -3,12 +3,20 @@
  * OrderID, an index per (buying, selling) coin pair whose byte order is matching priority, and
  * an index per transactor. DESO is the 33-zero-byte key (core's ZeroPKID).
  *
- * Pair-index members sort as core's `IsBetterMatchingOrderThan`: higher exchange rate first,
- * then lower block height (FIFO), then higher OrderID bytes. Rate and OrderID are stored
- * complemented so that ascending byte order is best-first; the real OrderID follows.
+ * | key                              | holds                                                  |
+ * |----------------------------------|--------------------------------------------------------|
+ * | `o:<order id>`                   | StoredOrder                                            |
+ * | index `o-book:<buying><selling>` | `bookMember` of each open order of the pair            |
+ * | index `o-by:<transactor>`        | `<order id>` of each open order of the transactor      |
+ *
+ * Keys and ids are key text (keyText.ts). Pair-index members sort as core's
+ * `IsBetterMatchingOrderThan`: higher exchange rate first, then lower block height (FIFO),
+ * then higher OrderID bytes: one byte string of the rate as a descending ordered integer, the
+ * height as an ascending one and the complemented OrderID (which gives the OrderID back).
  * @module
  */
-import { toHex } from '../../hex.js';
+import { packBig, unpackBig } from './compactValues.js';
+import { bytesText, joinBytes, orderedUint, orderedUintDescending, readOrderedUint, textBytes } from './keyText.js';
 import type { IndexedStateReader } from './daoCoins.js';
 import type { StateReader } from './reader.js';
 import type { StateView } from './view.js';
@@ -37,45 +45,98 @@ export interface DAOCoinLimitOrder {
   blockHeight: bigint;
 }
 
-const MAX_UINT256 = (1n << 256n) - 1n;
-
 export const daoCoinOrderKeys = {
-  order: (orderId32: Uint8Array): string => `chain:dao:order:${toHex(orderId32)}`,
+  order: (orderId32: Uint8Array): string => `o:${bytesText(orderId32)}`,
   /** Open orders buying `buying` with `selling`, best first. */
-  book: (buying33: Uint8Array, selling33: Uint8Array): string => `chain:dao:book:${toHex(buying33)}:${toHex(selling33)}`,
-  /** A transactor's open orders: members `buyingHex:sellingHex:orderIdHex`. */
-  byTransactor: (transactor33: Uint8Array): string => `chain:dao:orders-by:${toHex(transactor33)}`,
+  book: (buying33: Uint8Array, selling33: Uint8Array): string => `o-book:${bytesText(buying33)}${bytesText(selling33)}`,
+  /** A transactor's open orders: members are OrderIDs. */
+  byTransactor: (transactor33: Uint8Array): string => `o-by:${bytesText(transactor33)}`,
 };
 
-/** Pair-index member: ascending order is matching priority; ends with the OrderID hex. */
+const complement = (b: Uint8Array): Uint8Array => b.map((x) => 0xff - x);
+
+/** Pair-index member: ascending order is matching priority; ends with the complemented OrderID. */
 export function bookMember(o: DAOCoinLimitOrder): string {
-  const rate = (MAX_UINT256 - o.scaledExchangeRate).toString(16).padStart(64, '0');
-  const height = o.blockHeight.toString(16).padStart(16, '0');
-  const idComplement = toHex(o.orderId.map((b) => 0xff - b));
-  return `${rate}:${height}:${idComplement}:${toHex(o.orderId)}`;
+  return bytesText(joinBytes(orderedUintDescending(o.scaledExchangeRate), orderedUint(o.blockHeight), complement(o.orderId)));
 }
 
-function transactorMember(o: DAOCoinLimitOrder): string {
-  return `${toHex(o.buyingCreator)}:${toHex(o.sellingCreator)}:${toHex(o.orderId)}`;
+/** The fields of a pair-index member, or undefined when it is not one. */
+function parseBookMember(member: string): { rate: bigint; height: bigint; orderId: Uint8Array } | undefined {
+  let bytes: Uint8Array;
+  try {
+    bytes = textBytes(member);
+  } catch {
+    return undefined;
+  }
+  if (bytes.length < 2 + 32) return undefined;
+  const rate = readOrderedUint(bytes, 0, true);
+  if (rate.end >= bytes.length) return undefined;
+  const height = readOrderedUint(bytes, rate.end);
+  if (bytes.length - height.end !== 32) return undefined;
+  return { rate: rate.value, height: height.value, orderId: complement(bytes.subarray(height.end)) };
 }
 
-const lastField = (member: string): Uint8Array => new Uint8Array(Buffer.from(member.slice(member.lastIndexOf(':') + 1), 'hex'));
+/** The OrderID of a pair-index member. */
+export function orderIdOfBookMember(member: string): Uint8Array {
+  const parsed = parseBookMember(member);
+  if (parsed === undefined) throw new RangeError('not a pair-index member');
+  return parsed.orderId;
+}
+
+/** Coin keys as stored: DESO (33 zero bytes) as an empty key. */
+const packCoin = (creator33: Uint8Array): Uint8Array => (isDesoCoin(creator33) ? new Uint8Array(0) : creator33);
+const unpackCoin = (stored: Uint8Array): Uint8Array => (stored.length === 0 ? new Uint8Array(33) : stored);
+
+/** An order as stored: without its OrderID (its key names it), amounts as `packBig`. */
+type StoredOrder = [
+  transactor: Uint8Array,
+  buyingCreator: Uint8Array,
+  sellingCreator: Uint8Array,
+  scaledExchangeRate: number | bigint,
+  quantityToFillInBaseUnits: number | bigint,
+  operationType: number,
+  fillType: number,
+  blockHeight: number | bigint,
+];
 
 export async function getOrder(state: StateReader, orderId32: Uint8Array): Promise<DAOCoinLimitOrder | undefined> {
-  return state.get<DAOCoinLimitOrder>(daoCoinOrderKeys.order(orderId32));
+  const s = await state.get<StoredOrder>(daoCoinOrderKeys.order(orderId32));
+  if (s === undefined) return undefined;
+  const [transactor, buying, selling, rate, quantity, operationType, fillType, height] = s;
+  return {
+    orderId: orderId32,
+    transactor,
+    buyingCreator: unpackCoin(buying),
+    sellingCreator: unpackCoin(selling),
+    scaledExchangeRate: unpackBig(rate),
+    quantityToFillInBaseUnits: unpackBig(quantity),
+    operationType,
+    fillType,
+    blockHeight: unpackBig(height),
+  };
 }
 
 /** Stores a new order or an order's new remaining quantity (its index positions never move). */
 export function putOrder(view: StateView, o: DAOCoinLimitOrder): void {
-  view.set(daoCoinOrderKeys.order(o.orderId), o);
+  const stored: StoredOrder = [
+    o.transactor,
+    packCoin(o.buyingCreator),
+    packCoin(o.sellingCreator),
+    packBig(o.scaledExchangeRate),
+    packBig(o.quantityToFillInBaseUnits),
+    o.operationType,
+    o.fillType,
+    packBig(o.blockHeight),
+  ];
+  view.set(daoCoinOrderKeys.order(o.orderId), stored);
   view.indexAdd(daoCoinOrderKeys.book(o.buyingCreator, o.sellingCreator), [bookMember(o)]);
-  view.indexAdd(daoCoinOrderKeys.byTransactor(o.transactor), [transactorMember(o)]);
+  view.indexAdd(daoCoinOrderKeys.byTransactor(o.transactor), [bytesText(o.orderId)]);
 }
 
 export function deleteOrder(view: StateView, o: DAOCoinLimitOrder): void {
   view.delete(daoCoinOrderKeys.order(o.orderId));
   view.indexRemove(daoCoinOrderKeys.book(o.buyingCreator, o.sellingCreator), [bookMember(o)]);
-  view.indexRemove(daoCoinOrderKeys.byTransactor(o.transactor), [transactorMember(o)]);
+  view.indexRemove(daoCoinOrderKeys.byTransactor(o.transactor), [bytesText(o.orderId)]);
 }
 
 async function loadAll(state: StateReader, ids: Uint8Array[]): Promise<DAOCoinLimitOrder[]> {
@@ -121,18 +182,20 @@ export async function pairBookPage(
   // One member past the page tells whether there is another page.
   const members = await state.indexRange(key, after === undefined ? { limit: limit + 1 } : { gt: after, limit: limit + 1 });
   const page = members.slice(0, limit);
-  return { orders: await loadAll(state, page.map(lastField)), last: page[page.length - 1] ?? after, more: members.length > limit };
+  return { orders: await loadAll(state, page.map(orderIdOfBookMember)), last: page[page.length - 1] ?? after, more: members.length > limit };
 }
 
 /** Whether `member` has the shape of a pair-book member (`bookMember`). */
 export function isBookMember(member: string): boolean {
-  return /^[0-9a-f]{64}:[0-9a-f]{16}:[0-9a-f]{64}:[0-9a-f]{64}$/.test(member);
+  const parsed = parseBookMember(member);
+  // The text of those bytes, exactly: no trailing bits or characters of another member.
+  return parsed !== undefined && bytesText(textBytes(member)) === member;
 }
 
 /** Open orders buying `buying33` with `selling33`, in matching priority (best first). */
 export async function ordersForPair(state: IndexedStateReader, buying33: Uint8Array, selling33: Uint8Array): Promise<DAOCoinLimitOrder[]> {
   const members = await state.indexRange(daoCoinOrderKeys.book(buying33, selling33));
-  return loadAll(state, members.map(lastField));
+  return loadAll(state, members.map(orderIdOfBookMember));
 }
 
 /**
@@ -144,10 +207,10 @@ export async function ordersForTransactor(
   transactor33: Uint8Array,
   filter: { buying?: Uint8Array; selling?: Uint8Array } = {},
 ): Promise<DAOCoinLimitOrder[]> {
-  const key = daoCoinOrderKeys.byTransactor(transactor33);
-  const prefix = filter.buying ? `${toHex(filter.buying)}:${filter.selling ? `${toHex(filter.selling)}:` : ''}` : '';
-  // ';' follows ':' in byte order, so [prefix, prefix;) is exactly the members starting with it.
-  const members = prefix ? await state.indexRange(key, { gte: prefix, lt: `${prefix.slice(0, -1)};` }) : await state.indexRange(key);
-  const wanted = filter.selling && !filter.buying ? members.filter((m) => m.split(':')[1] === toHex(filter.selling!)) : members;
-  return loadAll(state, wanted.map(lastField));
+  const ids = await state.indexRange(daoCoinOrderKeys.byTransactor(transactor33));
+  const same = (a: Uint8Array, b: Uint8Array | undefined): boolean => b === undefined || Buffer.compare(a, b) === 0;
+  const orders = (await loadAll(state, ids.map(textBytes))).filter((o) => same(o.buyingCreator, filter.buying) && same(o.sellingCreator, filter.selling));
+  // By (buying, selling, OrderID) bytes, as core's transactor index lists them.
+  const sortKey = (o: DAOCoinLimitOrder): Buffer => Buffer.concat([o.buyingCreator, o.sellingCreator, o.orderId]);
+  return orders.sort((a, b) => Buffer.compare(sortKey(a), sortKey(b)));
 }

@@ -1,22 +1,75 @@
 /**
- * Store keys of chain state, in one place. Public keys and hashes appear as lower-case hex.
+ * Store keys of chain state. The chain's own keys are here; each state module names its own
+ * (profiles.ts, messages.ts, …) from the same parts. Layout 2 (`LAYOUT_VERSION`), per key:
+ *
+ * | key                                    | holds                                              |
+ * |----------------------------------------|----------------------------------------------------|
+ * | `meta:layout`                          | the layout version (a number)                      |
+ * | `chain:tip`                            | TipRecord                                          |
+ * | `b:<hash>`                             | BlockRecord                                        |
+ * | `h:<height>`                           | main-chain block hash (hex) at a height            |
+ * | `t:<txn hash, first 16 bytes>`         | TxnLocation `[height, index]`                      |
+ * | `n:<nonce>`, index `n-exp`             | a used nonce, until it expires (nonces.ts)         |
+ * | `$:<pk>`                               | native balance, nanos                              |
+ * | `p:`, `u:`, indexes `p-names`, `p-locked` | profiles (profiles.ts)                          |
+ * | `d:`, `g:`, indexes `d-ts:`, `d-rows:`, `g-ts:` | DMs and group chats (messages.ts)          |
+ * | `ag:`, `agm:`, indexes `ag-owned:`, `agm-m:`, `agm-of:` | access groups (accessGroups.ts)    |
+ * | `o:`, indexes `o-book:`, `o-by:`       | DAO coin limit orders (daoCoinLimitOrders.ts)      |
+ * | `chain:blockwrites:<height>`           | keys the last 33 blocks wrote (BlockWritesRecord)  |
+ * | `chain:…`                              | posts, coins, derived keys, global params (hex)    |
+ *
+ * Bytes (public keys, hashes, group names) appear as `bytesText` (keyText.ts: order-preserving
+ * base64, 4 characters per 3 bytes where hex took 6), numbers as `uintText`; index members that
+ * sort by several fields are one byte string of order-preserving fields in that text. Values
+ * are tuples without what their key already says, amounts below 2^53 as plain numbers
+ * (compactValues.ts). Layout 1 (hex keys, object values, nonces kept forever) is refused at
+ * startup (layout.ts).
  * @module
  */
-import { toHex as hex } from '../../hex.js';
+import { fromHex } from '../../hex.js';
+import { bytesText, joinBytes, orderedUint, uintText } from './keyText.js';
+
+/** Bytes of a transaction hash in its location key (`chainKeys.txn`). */
+export const TXN_KEY_HASH_BYTES = 16;
+
+/** The layout of chain state this code reads and writes (`chainKeys.layout`). */
+export const LAYOUT_VERSION = 2;
+
+/** The text that names a used nonce: expiration first, so the nonce index sorts by it. */
+export function nonceText(pk33: Uint8Array, expiration: bigint, partialId: bigint): string {
+  return bytesText(joinBytes(orderedUint(expiration), pk33, orderedUint(partialId)));
+}
+
+const hashText = (hashHex: string): string => bytesText(fromHex(hashHex));
 
 export const chainKeys = {
+  /**
+   * The store's layout version (a number), written with the genesis block; a store with a
+   * chain and an older (or no) version was written by an older node (node.ts refuses it).
+   */
+  layout: 'meta:layout',
   /** bigint nanos of the native coin held by a public key. */
-  balance: (pk33: Uint8Array): string => `chain:bal:${hex(pk33)}`,
-  /** A used (public key, nonce): replay protection of the balance model. */
-  nonce: (pk33: Uint8Array, expiration: bigint, partialId: bigint): string => `chain:nonce:${hex(pk33)}:${expiration}:${partialId}`,
+  balance: (pk33: Uint8Array): string => `$:${bytesText(pk33)}`,
+  /** A used (public key, nonce): replay protection of the balance model (nonces.ts). */
+  nonce: (pk33: Uint8Array, expiration: bigint, partialId: bigint): string => `n:${nonceText(pk33, expiration, partialId)}`,
+  /** The nonce key of a `noncesByExpiration` member. */
+  nonceOfText: (text: string): string => `n:${text}`,
+  /** Index of used nonces, members `nonceText`: ascending by expiration height. */
+  noncesByExpiration: 'n-exp',
   /** The main chain's tip (TipRecord). */
   tip: 'chain:tip',
   /** A stored block (BlockRecord) by its hash. */
-  block: (hashHex: string): string => `chain:block:${hashHex}`,
+  block: (hashHex: string): string => `b:${hashText(hashHex)}`,
   /** Main-chain block hash at a height. */
-  hashAtHeight: (height: bigint): string => `chain:height:${height.toString().padStart(12, '0')}`,
-  /** Where a mined transaction is (TxnLocation). */
-  txn: (hashHex: string): string => `chain:txn:${hashHex}`,
+  hashAtHeight: (height: bigint): string => `h:${uintText(height)}`,
+  /**
+   * Where a mined transaction is (TxnLocation), by the first TXN_KEY_HASH_BYTES of its hash: a
+   * different transaction names the same key only by a 2^128 second-preimage search (a pair of
+   * one's own colliding costs 2^64 hashes, and then only the second one is refused as mined),
+   * and the full hash would cost 32 bytes more for each transaction ever mined. A reader that
+   * serves the transaction from its block checks its hash.
+   */
+  txn: (hashHex: string): string => `t:${bytesText(fromHex(hashHex.slice(0, 2 * TXN_KEY_HASH_BYTES)))}`,
   /**
    * Every key the main-chain block at a height wrote (BlockWritesRecord; only the last few
    * blocks' are kept): how processes that did not connect a block learn what it changed
@@ -51,8 +104,13 @@ export interface BlockWritesRecord {
   keys: string[] | null;
 }
 
-export interface TxnLocation {
-  blockHashHex: string;
-  height: bigint;
-  index: number;
+/**
+ * Where a mined transaction is: the main-chain block at `height` (its hash is `hashAtHeight`),
+ * at `index` in it. A tuple of plain numbers (heights stay far below 2^53): it is stored once
+ * per transaction.
+ */
+export type TxnLocation = [height: number, index: number];
+
+export function txnLocation(height: bigint, index: number): TxnLocation {
+  return [Number(height), index];
 }

@@ -1,0 +1,39 @@
+/** The startup layout check (chain/state/layout.ts) over each kind of store content. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
+import { Chain } from '../../server/chain/chain.js';
+import { chainKeys, LAYOUT_VERSION } from '../../server/chain/state/keys.js';
+import { layoutProblem } from '../../server/chain/state/layout.js';
+import { InlineCrypto } from '../../server/crypto/inline.js';
+import { MemoryStore } from '../../server/store/memory.js';
+
+const tip = { hashHex: '00'.repeat(32), height: 5n, tstampSecs: 1n, targetHex: 'ff'.repeat(32) };
+
+describe('state layout check', () => {
+  it('accepts an empty store, and the chain genesis writes (with its layout version)', async () => {
+    const store = new MemoryStore();
+    assert.equal(await layoutProblem(store), null);
+    const crypto = new InlineCrypto();
+    try {
+      await new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log: pino({ level: 'silent' }) }).init();
+    } finally {
+      await crypto.close();
+    }
+    assert.equal(await store.get(chainKeys.layout), LAYOUT_VERSION);
+    assert.equal(await layoutProblem(store), null);
+  });
+
+  it('refuses a chain without a version (layout 1) or with another one, saying what to do', async () => {
+    const old = new MemoryStore();
+    await old.set(chainKeys.tip, tip);
+    assert.match((await layoutProblem(old))!, /layout 1, written by an older version of this node; this version reads layout 2 only.*empty store/);
+    const newer = new MemoryStore();
+    await newer.commit([
+      { op: 'set', key: chainKeys.tip, value: tip },
+      { op: 'set', key: chainKeys.layout, value: LAYOUT_VERSION + 1 },
+    ]);
+    assert.match((await layoutProblem(newer))!, /layout 3, written by a newer version/);
+  });
+});
