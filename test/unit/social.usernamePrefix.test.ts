@@ -2,21 +2,32 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AppDeps } from '../../server/app.js';
-import { profileKeys } from '../../server/chain/state/profiles.js';
+import { EMPTY_CREATOR_COIN, profileKeys, putProfile, type ProfileRecord } from '../../server/chain/state/profiles.js';
+import { StateView } from '../../server/chain/state/view.js';
+import { MemoryStore } from '../../server/store/memory.js';
 import type { StateIndexReader } from '../../server/chain/state/reader.js';
-import { toHex } from '../../server/hex.js';
 import { getProfiles } from '../../server/social/users.js';
 
 /** A state of `n` profiles named pg0..pg(n-1) whose reads resolve a tick later, counting how many wait at once. */
-function slowState(n: number): { state: StateIndexReader; maxInFlight: () => number; reads: () => number } {
-  const values = new Map<string, unknown>();
-  const names: string[] = [];
+async function slowState(n: number): Promise<{ state: StateIndexReader; maxInFlight: () => number; reads: () => number }> {
+  const store = new MemoryStore();
+  const view = StateView.over(store);
   for (let i = 0; i < n; i++) {
     const pk = Uint8Array.of(2, ...new Array<number>(31).fill(0), i);
-    names.push(`pg${i}`);
-    values.set(profileKeys.byUsername(`pg${i}`), toHex(pk));
-    values.set(profileKeys.byPublicKey(pk), { publicKey: pk, username: `pg${i}`, isHidden: false, creatorCoin: { nanosLocked: BigInt(i) } });
+    const profile: ProfileRecord = {
+      publicKey: pk,
+      username: `pg${i}`,
+      description: '',
+      profilePic: '',
+      creatorBasisPoints: 1000n,
+      stakeMultipleBasisPoints: 12500n,
+      isHidden: false,
+      extraData: [],
+      creatorCoin: { ...EMPTY_CREATOR_COIN, nanosLocked: BigInt(i) },
+    };
+    putProfile(view, profile, undefined);
   }
+  await store.commit(view.ops());
   let inFlight = 0;
   let max = 0;
   let reads = 0;
@@ -26,11 +37,11 @@ function slowState(n: number): { state: StateIndexReader; maxInFlight: () => num
       max = Math.max(max, ++inFlight);
       await new Promise((r) => setImmediate(r));
       inFlight--;
-      return values.get(key) as T | undefined;
+      return store.get<T>(key);
     },
-    async indexRange(key: string) {
+    async indexRange(key: string, range) {
       assert.equal(key, profileKeys.usernameIndex);
-      return names;
+      return store.indexRange(key, range);
     },
     async indexSize() {
       return assert.fail('not read by a prefix search');
@@ -41,7 +52,7 @@ function slowState(n: number): { state: StateIndexReader; maxInFlight: () => num
 
 describe('getProfiles UsernamePrefix', () => {
   it('reads the owners of all 200 matches at once, then their profiles at once (2 round trips, not 400)', async () => {
-    const s = slowState(200);
+    const s = await slowState(200);
     const deps = { config: { network: 'testnet' } } as unknown as AppDeps;
     const r = await getProfiles(deps, s.state, { start: null, usernamePrefix: 'PG', orderBy: 'influencer_coin_price', numToFetch: 0, reader: null, fetchUsersThatHodl: false, addGlobalFeedBool: false } as never);
     assert.deepEqual(r, { ProfilesFound: [], NextPublicKey: null });
