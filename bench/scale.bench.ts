@@ -31,8 +31,9 @@
  * --read-ms / SCALE_READ_MS (measured window per route, default 2000),
  * --read-connections / SCALE_READ_CONNECTIONS (default 4), --read-rounds / SCALE_READ_ROUNDS
  * (rounds over all routes, the lowest p50 counts, default 2), --in-flight / SCALE_IN_FLIGHT
- * (populate, default 32). A smoke run: `npm run bench:scale -- --sizes 1000,3000
- * --write-batch 300 --read-ms 1000`.
+ * (populate, default 32), --sustain-seconds / SCALE_SUSTAIN_SECONDS (a sustained write run at 32 in
+ * flight after the largest size, default 60; 0 skips it). A smoke run: `npm run bench:scale -- --sizes 1000,3000
+ * --write-batch 300 --read-ms 1000 --sustain-seconds 10`.
  *
  * The node, redis-server, the load generator and this process share the machine's cores.
  * get-app-state and node-info do not depend on the data size: their growth is the noise floor
@@ -69,7 +70,7 @@ import { emptyDataSet, grow, type DataSet } from './scale/populate.js';
 import { readRoutes, timeReads, type RouteTiming } from './scale/reads.js';
 import { measureRedisBytes, type RedisBytes } from './scale/redisBytes.js';
 import { TxnFactory } from './scale/txns.js';
-import { IN_FLIGHT_LEVELS, measureWrites, poolVerifyRate, type WriteLevel } from './scale/writeRate.js';
+import { IN_FLIGHT_LEVELS, measureSustained, measureWrites, poolVerifyRate, type WriteLevel } from './scale/writeRate.js';
 
 const TARGETS = { growth: 1.3, writeVsVerify: 0.15, txnHistoryBytes: 300, profileBytes: 800, dmBytes: 800, orderBytes: 600, expiringBytes: 100 * 1024 * 1024 } as const;
 /** Answers within this share of each other count as the same size for the growth target. */
@@ -84,7 +85,14 @@ interface Options {
   readConnections: number;
   readRounds: number;
   inFlight: number;
+  /** Seconds of the sustained write run at the largest size (0: none). */
+  sustainSeconds: number;
 }
+
+/** Transfers signed per second of the sustained run: above what the node takes, so it never runs dry. */
+const SUSTAIN_MAX_PER_SEC = 3_000;
+/** Issue 18's write targets: accepted and mined at 32 in flight, submit-to-visible p99. */
+const SUSTAIN_TARGETS = { txPerSec: 2_000, p99Ms: 50 } as const;
 
 /** `--name value` from argv (other arguments, e.g. bench/run.ts filters, ignored), else the environment, else the default. */
 function options(argv: readonly string[]): Options {
@@ -92,10 +100,10 @@ function options(argv: readonly string[]): Options {
     const i = argv.indexOf(`--${flag}`);
     return i !== -1 && argv[i + 1] !== undefined ? argv[i + 1]! : (process.env[env] ?? fallback);
   };
-  const int = (flag: string, env: string, fallback: number): number => {
+  const int = (flag: string, env: string, fallback: number, min = 1): number => {
     const raw = get(flag, env, String(fallback));
     const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`--${flag} (${env}) expected a positive integer, got ${raw}`);
+    if (!Number.isSafeInteger(n) || n < min) throw new RangeError(`--${flag} (${env}) expected an integer ≥ ${min}, got ${raw}`);
     return n;
   };
   const sizes = get('sizes', 'SCALE_SIZES', '10000,100000').split(',').map((s) => Number(s.trim()));
@@ -107,6 +115,7 @@ function options(argv: readonly string[]): Options {
     readConnections: int('read-connections', 'SCALE_READ_CONNECTIONS', 4),
     readRounds: int('read-rounds', 'SCALE_READ_ROUNDS', 2),
     inFlight: int('in-flight', 'SCALE_IN_FLIGHT', 32),
+    sustainSeconds: int('sustain-seconds', 'SCALE_SUSTAIN_SECONDS', 60, 0),
   };
 }
 
@@ -159,8 +168,8 @@ function printSize(r: SizeResult, o: Options): void {
   );
   console.log(`\nwrites, ${o.writeBatch} pre-signed transfers per level:`);
   table(
-    ['in flight', 'accepted', 'errors', 'resent', 'accepted tx/s', 'mined tx/s'],
-    r.writes.map((w) => [String(w.inFlight), String(w.accepted), String(w.errors), String(w.retries), fmt(w.acceptedPerSec, 0), fmt(w.minedPerSec, 0)]),
+    ['in flight', 'accepted', 'errors', 'resent', 'accepted tx/s', 'mined tx/s', 'p50', 'p99'],
+    r.writes.map((w) => [String(w.inFlight), String(w.accepted), String(w.errors), String(w.retries), fmt(w.acceptedPerSec, 0), fmt(w.minedPerSec, 0), ms(w.latencyMs.p50), ms(w.latencyMs.p99)]),
   );
   for (const w of r.writes) for (const e of w.errorSamples) console.log(`  write error at ${w.inFlight} in flight: ${e}`);
 }
@@ -217,6 +226,18 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       printSize(r, o);
     }
 
+    let sustained: WriteLevel | null = null;
+    if (o.sustainSeconds > 0) {
+      console.log(`\nsustained writes: ${o.sustainSeconds} s at 32 in flight (signing ${o.sustainSeconds * SUSTAIN_MAX_PER_SEC} transfers first)`);
+      sustained = await measureSustained(port, data, factory, o.sustainSeconds, 32, SUSTAIN_MAX_PER_SEC);
+      const w = sustained;
+      console.log(
+        `  ${w.accepted.toLocaleString('en-US')} accepted in ${fmt(w.seconds, 1)} s: ${fmt(w.acceptedPerSec, 0)} tx/s accepted, ${fmt(w.minedPerSec, 0)} tx/s mined ` +
+          `(${mark(Math.min(w.acceptedPerSec, w.minedPerSec) >= SUSTAIN_TARGETS.txPerSec)} ≥ ${SUSTAIN_TARGETS.txPerSec}), submit-to-visible p50 ${ms(w.latencyMs.p50)} p99 ${ms(w.latencyMs.p99)} ` +
+          `(${mark(w.latencyMs.p99 < SUSTAIN_TARGETS.p99Ms)} < ${SUSTAIN_TARGETS.p99Ms} ms), ${w.errors} errors, ${w.retries} resent`,
+      );
+    }
+
     const threads = cryptoThreads(loadConfig(['--port', String(port), ...args], {}));
     const verifyPerSec = await poolVerifyRate(threads);
     const { tip } = await chainGauges(port);
@@ -269,7 +290,12 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       writeTxPerSec: Object.fromEntries(last.writes.map((w) => [w.inFlight, round(w.acceptedPerSec, 1)])),
       writeMinedTxPerSec: Object.fromEntries(last.writes.map((w) => [w.inFlight, round(w.minedPerSec, 1)])),
       writeTxPerSecBySize: Object.fromEntries(results.map((r) => [r.size, Object.fromEntries(r.writes.map((w) => [w.inFlight, round(w.acceptedPerSec, 1)]))])),
-      writeErrors,
+      writeLatencyMs: Object.fromEntries(last.writes.map((w) => [w.inFlight, { p50: round(w.latencyMs.p50), p99: round(w.latencyMs.p99) }])),
+      sustained:
+        sustained === null
+          ? null
+          : { seconds: round(sustained.seconds, 1), inFlight: 32, acceptedPerSec: round(sustained.acceptedPerSec, 1), minedPerSec: round(sustained.minedPerSec, 1), p50Ms: round(sustained.latencyMs.p50), p99Ms: round(sustained.latencyMs.p99), errors: sustained.errors, retries: sustained.retries },
+      writeErrors: writeErrors + (sustained?.errors ?? 0),
       writeBatch: o.writeBatch,
       poolVerifyPerSec: Math.round(verifyPerSec),
       poolThreads: threads,
@@ -278,6 +304,8 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
         growth: failing.length === 0,
         growthFailing: failing,
         writeVsVerify: writeVsVerify >= TARGETS.writeVsVerify,
+        writesNeverSlowerWithMoreInFlight: last.writes.every((w, i) => i === 0 || w.acceptedPerSec >= last.writes[i - 1]!.acceptedPerSec),
+        sustained: sustained === null ? null : Math.min(sustained.acceptedPerSec, sustained.minedPerSec) >= SUSTAIN_TARGETS.txPerSec && sustained.latencyMs.p99 < SUSTAIN_TARGETS.p99Ms,
         txnHistoryBytes: per.txnHistory <= TARGETS.txnHistoryBytes,
         profileBytes: per.profile <= TARGETS.profileBytes,
         dmBytes: per.dm <= TARGETS.dmBytes,
@@ -290,8 +318,8 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       seconds: round(seconds, 1),
       machine: { cores: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', node: process.version, loadavgStart: loadAtStart.map((l) => round(l)), loadavgEnd: loadavg().map((l) => round(l)) },
     };
-    if (writeErrors > 0) {
-      console.error(`scale.bench: FAILED: ${writeErrors} write errors`);
+    if (summary.writeErrors > 0) {
+      console.error(`scale.bench: FAILED: ${summary.writeErrors} write errors`);
       process.exitCode = 1;
     }
     console.log(JSON.stringify(summary));

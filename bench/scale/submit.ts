@@ -26,18 +26,33 @@ export interface SubmitStats {
   errorSamples: string[];
   /** TxnHashHex of the last accepted transaction, '' when none. */
   lastHashHex: string;
+  /**
+   * Milliseconds from sending an accepted transaction to its answer (its last send, when
+   * resent): once answered it is in the pending state every read sees (submit-to-visible).
+   */
+  latencyMs: { p50: number; p99: number };
 }
 
-export async function submitAll(port: number, txns: readonly TxnSource[], inFlight: number): Promise<SubmitStats> {
+/** Options of a submission run. */
+export interface SubmitOptions {
+  /** Stop taking new transactions after this many ms (those in flight finish). @default none */
+  forMs?: number;
+}
+
+export async function submitAll(port: number, txns: readonly TxnSource[], inFlight: number, opts: SubmitOptions = {}): Promise<SubmitStats> {
   const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
-  const stats: SubmitStats = { submitted: txns.length, accepted: 0, errors: 0, retries: 0, elapsedMs: 0, errorSamples: [], lastHashHex: '' };
+  const stats: SubmitStats = { submitted: 0, accepted: 0, errors: 0, retries: 0, elapsedMs: 0, errorSamples: [], lastHashHex: '', latencyMs: { p50: 0, p99: 0 } };
+  const latencies: number[] = [];
+  const stopAt = opts.forMs === undefined ? Infinity : performance.now() + opts.forMs;
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < txns.length) {
+    while (next < txns.length && performance.now() < stopAt) {
+      stats.submitted++;
       const bytes = await txns[next++]!();
       const body = JSON.stringify({ TransactionHex: Buffer.from(bytes).toString('hex') });
       for (;;) {
         let r: { status: number; text: string };
+        const sentAt = performance.now();
         try {
           r = await freshRequest(port, 'POST', '/api/v0/submit-transaction', body, agent);
         } catch (err) {
@@ -45,6 +60,7 @@ export async function submitAll(port: number, txns: readonly TxnSource[], inFlig
         }
         if (r.status === 200) {
           stats.accepted++;
+          latencies.push(performance.now() - sentAt);
           stats.lastHashHex = (JSON.parse(r.text) as { TxnHashHex: string }).TxnHashHex;
         } else if (r.status === 503 || (r.status === 400 && r.text.includes('RuleErrorMempoolFull'))) {
           stats.retries++;
@@ -65,6 +81,9 @@ export async function submitAll(port: number, txns: readonly TxnSource[], inFlig
     agent.destroy();
   }
   stats.elapsedMs = performance.now() - t0;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  stats.latencyMs = { p50: at(0.5), p99: at(0.99) };
   return stats;
 }
 

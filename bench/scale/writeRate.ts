@@ -37,6 +37,57 @@ export interface WriteLevel {
   acceptedPerSec: number;
   /** accepted ÷ time until the mempool was empty again. */
   minedPerSec: number;
+  /** Submit-to-visible: from a request to its 200 (the transaction is then in every read's pending state). */
+  latencyMs: { p50: number; p99: number };
+  /** Wall time of the submission. */
+  seconds: number;
+}
+
+/** Transfers of plain users to their ring partners, signed now, `count` of them from `offset` on. */
+async function signTransfers(data: DataSet, factory: TxnFactory, offset: number, count: number): Promise<Uint8Array[]> {
+  const senders = data.users.filter((u) => isPlainUser(u.index));
+  const signed: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const from = senders[(offset + i) % senders.length]!;
+    signed.push(await factory.transfer(from, [{ publicKey: data.users[ringPartner(from.index)]!.pk33, amountNanos: TRANSFER_NANOS }]));
+  }
+  return signed;
+}
+
+/** Submits with `inFlight` requests in flight (for at most `forMs`), then waits until all are mined. */
+async function writeLevel(port: number, signed: readonly Uint8Array[], inFlight: number, forMs?: number): Promise<WriteLevel> {
+  const t0 = performance.now();
+  const s = await submitAll(port, signed.map((b) => () => b), inFlight, { forMs });
+  for (;;) {
+    if ((await chainGauges(port)).mempool === 0) break;
+    if (performance.now() - t0 > MINE_TIMEOUT_MS) throw new Error(`writes at ${inFlight} in flight: mempool not empty ${MINE_TIMEOUT_MS} ms after submission`);
+    await sleep(20);
+  }
+  const minedMs = performance.now() - t0;
+  await waitQuiet(port, MINE_TIMEOUT_MS);
+  return {
+    inFlight,
+    submitted: s.submitted,
+    accepted: s.accepted,
+    errors: s.errors,
+    errorSamples: s.errorSamples,
+    retries: s.retries,
+    acceptedPerSec: (s.accepted / s.elapsedMs) * 1000,
+    minedPerSec: (s.accepted / minedMs) * 1000,
+    latencyMs: s.latencyMs,
+    seconds: s.elapsedMs / 1000,
+  };
+}
+
+/**
+ * Writes sustained for `seconds` at `inFlight` in flight: enough transfers for `maxPerSec`
+ * are signed first (so signing does not share the run's cores), and whatever was not sent
+ * when the time is up is left.
+ */
+export async function measureSustained(port: number, data: DataSet, factory: TxnFactory, seconds: number, inFlight: number, maxPerSec: number): Promise<WriteLevel> {
+  factory.setTip((await chainGauges(port)).tip);
+  const signed = await signTransfers(data, factory, 7_919, seconds * maxPerSec);
+  return writeLevel(port, signed, inFlight, seconds * 1000);
 }
 
 /**
@@ -44,35 +95,11 @@ export interface WriteLevel {
  * `round` varies the senders between calls.
  */
 export async function measureWrites(port: number, data: DataSet, factory: TxnFactory, batch: number, round: number): Promise<WriteLevel[]> {
-  const senders = data.users.filter((u) => isPlainUser(u.index));
   const out: WriteLevel[] = [];
   for (const [level, inFlight] of IN_FLIGHT_LEVELS.entries()) {
     factory.setTip((await chainGauges(port)).tip);
     const offset = (round * IN_FLIGHT_LEVELS.length + level) * batch;
-    const signed: Uint8Array[] = [];
-    for (let i = 0; i < batch; i++) {
-      const from = senders[(offset + i) % senders.length]!;
-      signed.push(await factory.transfer(from, [{ publicKey: data.users[ringPartner(from.index)]!.pk33, amountNanos: TRANSFER_NANOS }]));
-    }
-    const t0 = performance.now();
-    const s = await submitAll(port, signed.map((b) => () => b), inFlight);
-    for (;;) {
-      if ((await chainGauges(port)).mempool === 0) break;
-      if (performance.now() - t0 > MINE_TIMEOUT_MS) throw new Error(`writes at ${inFlight} in flight: mempool not empty ${MINE_TIMEOUT_MS} ms after submission`);
-      await sleep(20);
-    }
-    const minedMs = performance.now() - t0;
-    await waitQuiet(port, MINE_TIMEOUT_MS);
-    out.push({
-      inFlight,
-      submitted: s.submitted,
-      accepted: s.accepted,
-      errors: s.errors,
-      errorSamples: s.errorSamples,
-      retries: s.retries,
-      acceptedPerSec: (s.accepted / s.elapsedMs) * 1000,
-      minedPerSec: (s.accepted / minedMs) * 1000,
-    });
+    out.push(await writeLevel(port, await signTransfers(data, factory, offset, batch), inFlight));
   }
   return out;
 }

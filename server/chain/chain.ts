@@ -685,17 +685,35 @@ export class Chain {
       failures: [...cached.failures],
       extensions: cached.extensions + 1,
     };
-    for (const [i, e] of entries.entries()) await this.replayOne(replay, { ...members[i]!, ...e! });
+    await this.replayAll(replay, entries.map((e, i) => ({ ...members[i]!, ...e! })));
     return replay;
   }
 
+  /**
+   * Connects mempool transactions onto a replay in order, each decoded once, with the keys
+   * every one reads fetched in one round trip first (a replay after a block connects what the
+   * block left, which would otherwise cost a few sequential reads per transaction).
+   */
+  private async replayAll(replay: MempoolReplay, txns: readonly MempoolTxn[]): Promise<void> {
+    const decoded = txns.map((m) => {
+      try {
+        return decodeTxn(m.bytes);
+      } catch (error) {
+        return error as Error;
+      }
+    });
+    await replay.view.prefetch(decoded.flatMap((txn, i) => (txn instanceof Error ? [] : commonReads(txn, txns[i]!.signer))));
+    for (const [i, m] of txns.entries()) await this.replayOne(replay, m, decoded[i]!);
+  }
+
   /** Connects one mempool transaction onto a replay: accepted with its fee, or a failure with why. */
-  private async replayOne(replay: MempoolReplay, m: MempoolTxn): Promise<void> {
+  private async replayOne(replay: MempoolReplay, m: MempoolTxn, txn: TxnEnvelope | Error): Promise<void> {
     replay.mempoolBytes += m.bytes.length;
     const view = replay.view.child();
     try {
+      if (txn instanceof Error) throw txn;
       const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
-      const r = await connectTransaction(view, decodeTxn(m.bytes), info, this.context(replay.height));
+      const r = await connectTransaction(view, txn, info, this.context(replay.height));
       recordWrites(replay.writes, m.version, view.writtenKeys());
       view.commitTo();
       replay.accepted.push({ ...m, feeNanos: r.feeNanos });
@@ -726,7 +744,7 @@ export class Chain {
     };
     // Only what was admitted up to the version this replay is of: an admission committed since
     // is not in it, or a later extension to that version would connect it a second time.
-    for (const m of await this.mempool(version ?? 0)) await this.replayOne(replay, m);
+    await this.replayAll(replay, await this.mempool(version ?? 0));
     return replay;
   }
 
