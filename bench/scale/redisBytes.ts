@@ -24,26 +24,30 @@ const SAMPLE_PER_KIND = 400;
 const SCAN_COUNT = 1000;
 const PIPELINE_BATCH = 500;
 
-export type Entity = 'profile' | 'balance' | 'dm' | 'order' | 'daoCoin' | 'history' | 'blockWrites' | 'other';
+export type Entity = 'profile' | 'balance' | 'dm' | 'order' | 'daoCoin' | 'history' | 'nonce' | 'blockWrites' | 'other';
 
 /** Key kinds by prefix (after `sn:`), and the entity whose bytes they are. */
 const KINDS: ReadonlyArray<{ entity: Entity; prefixes: readonly string[] }> = [
-  { entity: 'profile', prefixes: ['v:chain:profile:', 'v:chain:username:', 'x:chain:profiles:'] },
-  { entity: 'balance', prefixes: ['v:chain:bal:'] },
-  { entity: 'dm', prefixes: ['v:chain:dm:', 'x:chain:dm-msgs:', 'x:chain:dm-threads:'] },
-  { entity: 'order', prefixes: ['v:chain:dao:order:', 'x:chain:dao:book:', 'x:chain:dao:orders-by:'] },
+  // Layout 2 (server/chain/state/keys.ts).
+  { entity: 'profile', prefixes: ['v:p:', 'v:u:', 'x:p-names', 'x:p-locked'] },
+  { entity: 'balance', prefixes: ['v:$:'] },
+  { entity: 'dm', prefixes: ['v:d:', 'x:d-ts:', 'x:d-rows:'] },
+  { entity: 'order', prefixes: ['v:o:', 'x:o-book:', 'x:o-by:'] },
   { entity: 'daoCoin', prefixes: ['v:chain:dao:coin:', 'v:chain:dao:bal:', 'x:chain:dao:holders:', 'x:chain:dao:holdings:'] },
-  { entity: 'history', prefixes: ['v:chain:block:', 'v:chain:txn:', 'v:chain:nonce:', 'v:chain:height:'] },
+  { entity: 'history', prefixes: ['v:b:', 'v:t:', 'v:h:'] },
+  // Used nonces: kept until their expiration height, then pruned (a window, not history).
+  { entity: 'nonce', prefixes: ['v:n:', 'x:n-exp'] },
   { entity: 'blockWrites', prefixes: ['v:chain:blockwrites:'] },
 ];
 
 /** The kind whose key count is each entity's record count. */
 const RECORD_KIND: Partial<Record<Entity, string>> = {
-  profile: 'v:chain:profile:',
-  balance: 'v:chain:bal:',
-  dm: 'v:chain:dm:',
-  order: 'v:chain:dao:order:',
-  history: 'v:chain:txn:',
+  profile: 'v:p:',
+  balance: 'v:$:',
+  dm: 'v:d:',
+  order: 'v:o:',
+  history: 'v:t:',
+  nonce: 'v:n:',
 };
 
 export interface KindFigures {
@@ -71,7 +75,7 @@ export interface RedisBytes {
   /** Estimated bytes per entity (all its kinds). */
   entityBytes: Record<Entity, number>;
   /** entityBytes ÷ records. */
-  bytesPer: { profile: number; dm: number; order: number; txnHistory: number; balance: number };
+  bytesPer: { profile: number; dm: number; order: number; txnHistory: number; balance: number; liveNonce: number };
   expiringBytes: number;
   measureMs: number;
 }
@@ -138,7 +142,7 @@ export async function measureRedisBytes(url: string, prefix: string = REDIS_STOR
     const memory = await redis.info('memory');
     const keyspace = await redis.info('keyspace');
     const db = /keys=(\d+),expires=(\d+)/.exec(keyspace);
-    const entityBytes = { profile: 0, balance: 0, dm: 0, order: 0, daoCoin: 0, history: 0, blockWrites: 0, other: 0 } satisfies Record<Entity, number>;
+    const entityBytes = { profile: 0, balance: 0, dm: 0, order: 0, daoCoin: 0, history: 0, nonce: 0, blockWrites: 0, other: 0 } satisfies Record<Entity, number>;
     for (const f of figures) entityBytes[f.entity] += f.bytes;
     const count = (kind: string | undefined): number => figures.find((f) => f.kind === kind)?.keys ?? 0;
     const records = {
@@ -147,6 +151,7 @@ export async function measureRedisBytes(url: string, prefix: string = REDIS_STOR
       dm: count(RECORD_KIND.dm),
       order: count(RECORD_KIND.order),
       history: count(RECORD_KIND.history),
+      nonce: count(RECORD_KIND.nonce),
     };
     return {
       usedMemory: infoField(memory, 'used_memory'),
@@ -162,6 +167,7 @@ export async function measureRedisBytes(url: string, prefix: string = REDIS_STOR
         order: entityBytes.order / records.order,
         txnHistory: entityBytes.history / records.history,
         balance: entityBytes.balance / records.balance,
+        liveNonce: entityBytes.nonce / records.nonce,
       },
       expiringBytes: figures.reduce((a, f) => a + f.expiringBytes, 0),
       measureMs: performance.now() - t0,
