@@ -977,9 +977,16 @@ export class Chain {
     if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
 
     const txns = txnBytes.map((bytes) => ({ bytes, txn: decodeTxn(bytes) }));
-    const verdicts = await checkSignatures(this.crypto, txns.slice(1));
-    const bad = verdicts.find((v) => v.error !== null);
+    const hashHexes = hashes.map(hex);
+    // A transaction still in the mempool had its signature checked at admission, and its entry
+    // is of these very bytes (same hash): its signer is known. Only the others are verified.
+    const entries = await this.store.getMany<MempoolEntry>(hashHexes.slice(1).map(mempoolTxnKey));
+    const unknown = txns.slice(1).flatMap((t, i) => (entries[i] === undefined ? [t] : []));
+    const checked = await checkSignatures(this.crypto, unknown);
+    const bad = checked.find((v) => v.error !== null);
     if (bad) throw bad.error;
+    let next = 0;
+    const verdicts = entries.map((e) => (e === undefined ? checked[next++]! : { error: null, signer: e.signer }));
 
     const view = StateView.over(this.store);
     // The keys every transaction reads, in one round trip (type handlers read the rest).
@@ -999,8 +1006,7 @@ export class Chain {
       return { isMainChain: false, isOrphan: false, hashHex };
     }
     const newTip: TipRecord = { hashHex, height: header.height, tstampSecs: header.tstampSecs, targetHex: hex(target) };
-    const hashHexes = hashes.map(hex);
-    const minedMembers = await this.mempoolMembers(hashHexes);
+    const minedMembers = await this.mempoolMembers(hashHexes.slice(1), entries);
     const ops: WriteOp[] = [
       ...view.ops(),
       { op: 'set', key: chainKeys.block(hashHex), value: block },
@@ -1046,10 +1052,10 @@ export class Chain {
 
   /**
    * The mempool order members of these transactions (those in the mempool), from their
-   * entries' versions; entries of older versions lack one, and then the order is read whole.
+   * entries (as read for them, undefined when not in the mempool) and the versions they hold;
+   * entries of older versions lack one, and then the order is read whole.
    */
-  private async mempoolMembers(hashHexes: readonly string[]): Promise<string[]> {
-    const entries = await this.store.getMany<MempoolEntry>(hashHexes.map(mempoolTxnKey));
+  private async mempoolMembers(hashHexes: readonly string[], entries: ReadonlyArray<MempoolEntry | undefined>): Promise<string[]> {
     if (entries.every((e) => e === undefined || e.version !== undefined)) {
       return entries.flatMap((e, i) => (e === undefined ? [] : [orderMember(e.version!, hashHexes[i]!)]));
     }

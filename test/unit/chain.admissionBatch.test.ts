@@ -11,6 +11,10 @@ import { pino } from 'pino';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { Chain } from '../../server/chain/chain.js';
 import { constructTxn } from '../../server/chain/construct.js';
+import { decodeHeader, encodeHeader } from '../../server/chain/block/header.js';
+import { merkleRoot } from '../../server/chain/block/merkle.js';
+import { encodeTxn, txnHash } from '../../server/chain/txn/envelope.js';
+import { encodeMetadata, TxnType } from '../../server/chain/txn/metadata.js';
 import { chainKeys } from '../../server/chain/state/keys.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { signTransaction } from '../../server/identity/signTxn.js';
@@ -166,6 +170,46 @@ describe('templates and blocks from the pending state', () => {
     const r = await processA.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
     assert.equal(r.isMainChain, true);
     assert.equal(await processA.mempoolSize(), 0, 'the block mined every transaction of the template');
+  });
+
+  it('a block of mempool transactions verifies no signature again (each was checked at admission)', async () => {
+    await Promise.all((await Promise.all(Array.from({ length: 5 }, (_, i) => transfer(BigInt(3500 + i))))).map((t) => processA.submitTransaction(t)));
+    const t = await processA.blockTemplate(alice.pk, 1);
+    const header = await solveHeader(crypto, t.headers[0]!, t.target);
+    const verify = crypto.verifySignatures.bind(crypto);
+    let verified = 0;
+    crypto.verifySignatures = (items) => {
+      verified += items.length;
+      return verify(items);
+    };
+    try {
+      assert.equal((await processA.submitBlock(alice.pk, header, t.extraNonces[0]!, t.blockId)).isMainChain, true);
+    } finally {
+      crypto.verifySignatures = verify;
+    }
+    assert.equal(verified, 0);
+  });
+
+  it('a block with a transaction the mempool never held still has its signature checked', async () => {
+    const flipped = Uint8Array.from(await transfer(3600n));
+    flipped[flipped.length - 5]! ^= 1;
+    const tip = await processA.tip();
+    const height = tip.height + 1n;
+    const reward = encodeTxn({
+      inputs: [],
+      outputs: [{ publicKey: alice.pk, amountNanos: 1n }],
+      txnType: TxnType.BLOCK_REWARD,
+      metadata: encodeMetadata({ type: 'BLOCK_REWARD', extraData: new Uint8Array(0) }),
+      publicKey: new Uint8Array(0),
+      extraData: [],
+      signature: new Uint8Array(0),
+      v1: null,
+    });
+    const t = await processA.blockTemplate(alice.pk, 1); // for the target and a valid time
+    const h = decodeHeader(t.headers[0]!);
+    const header = encodeHeader({ ...h, height, transactionMerkleRoot: merkleRoot([txnHash(reward), txnHash(flipped)]) });
+    await assert.rejects(processA.processBlock(await solveHeader(crypto, header, t.target), [reward, flipped]), /RuleErrorInvalidTransactionSignature/);
+    assert.equal((await processA.tip()).hashHex, tip.hashHex);
   });
 
   it('a template whose transactions a block mined since answers "stale", and writes nothing', async () => {
