@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
-import { Chain } from '../../server/chain/chain.js';
+import { Chain, type ProcessResult } from '../../server/chain/chain.js';
 import { constructTxn } from '../../server/chain/construct.js';
 import { decodeHeader, encodeHeader } from '../../server/chain/block/header.js';
 import { merkleRoot } from '../../server/chain/block/merkle.js';
@@ -69,8 +69,22 @@ beforeEach(async () => {
   publishes = 0;
 });
 
-async function transfer(amount: bigint, from = alice): Promise<Uint8Array> {
-  const tip = await processA.tip();
+/** Mines the chain's current template, paid to alice. */
+async function mine(chain: Chain): Promise<ProcessResult> {
+  const t = await chain.blockTemplate(alice.pk, 1);
+  return chain.submitBlock(alice.pk, await solveHeader(crypto, t.headers[0]!, t.target), t.extraNonces[0]!, t.blockId);
+}
+
+/** A chain on its own store, past one block (alice holds its reward). */
+async function chainOn(own: MemoryStore): Promise<Chain> {
+  const chain = new Chain({ store: own, crypto, params: DEV_CHAIN_PARAMS, log });
+  await chain.init();
+  await mine(chain);
+  return chain;
+}
+
+async function transfer(amount: bigint, from = alice, on: Chain = processA): Promise<Uint8Array> {
+  const tip = await on.tip();
   const c = constructTxn({
     publicKey: from.pk,
     metadata: { type: 'BASIC_TRANSFER' },
@@ -255,23 +269,8 @@ describe('templates and blocks from the pending state', () => {
 describe('admission racing a read that extends the same replay', () => {
   it('a batch whose commit a read already saw is connected once, not twice (no false ReusedNonce, nothing pruned)', async () => {
     const slowStore = new MemoryStore();
-    const chain = new Chain({ store: slowStore, crypto, params: DEV_CHAIN_PARAMS, log });
-    await chain.init();
-    const t0 = await chain.blockTemplate(alice.pk, 1);
-    await chain.submitBlock(alice.pk, await solveHeader(crypto, t0.headers[0]!, t0.target), t0.extraNonces[0]!, t0.blockId);
-    const tipHeight = (await chain.tip()).height;
-    const sign = async (amount: bigint): Promise<Uint8Array> => {
-      const c = constructTxn({
-        publicKey: alice.pk,
-        metadata: { type: 'BASIC_TRANSFER' },
-        outputs: [{ publicKey: bob.pk, amountNanos: amount }],
-        minFeeRateNanosPerKB: 1000n,
-        networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
-        tipHeight,
-        maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
-      });
-      return signTransaction(crypto, c.bytes, alice.secret, { derived: false });
-    };
+    const chain = await chainOn(slowStore);
+    const sign = (amount: bigint): Promise<Uint8Array> => transfer(amount, alice, chain);
     await chain.submitTransaction(await sign(1n)); // the cached replay
     // The next admission's commit is applied at once but answers late: a read in that gap
     // sees the new mempool version and extends the cached replay from the store.
@@ -306,24 +305,9 @@ describe('admission racing a read that extends the same replay', () => {
 describe('a full replay racing an admission of another process', () => {
   it('replays only what was admitted up to the version it is of, so a later extension does not connect an admission twice', async () => {
     const raceStore = new MemoryStore();
-    const a = new Chain({ store: raceStore, crypto, params: DEV_CHAIN_PARAMS, log });
+    const a = await chainOn(raceStore);
     const b = new Chain({ store: raceStore, crypto, params: DEV_CHAIN_PARAMS, log });
-    await a.init();
-    const t0 = await a.blockTemplate(alice.pk, 1);
-    await a.submitBlock(alice.pk, await solveHeader(crypto, t0.headers[0]!, t0.target), t0.extraNonces[0]!, t0.blockId);
-    const tipHeight = (await a.tip()).height;
-    const sign = async (amount: bigint): Promise<Uint8Array> => {
-      const c = constructTxn({
-        publicKey: alice.pk,
-        metadata: { type: 'BASIC_TRANSFER' },
-        outputs: [{ publicKey: bob.pk, amountNanos: amount }],
-        minFeeRateNanosPerKB: 1000n,
-        networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
-        tipHeight,
-        maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
-      });
-      return signTransaction(crypto, c.bytes, alice.secret, { derived: false });
-    };
+    const sign = (amount: bigint): Promise<Uint8Array> => transfer(amount, alice, a);
     await b.submitTransaction(await sign(1n));
     const late = await sign(2n);
     // Process B admits between process A's read of the position and its read of the order.
