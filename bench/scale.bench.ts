@@ -39,17 +39,17 @@
  * get-app-state and node-info do not depend on the data size: their growth is the noise floor
  * of the run (the machine's load changing between sizes), and says how far to trust the others.
  *
- * Last results, 2026-11-26, Node v20.20.2, 2-core sandbox shared with other sessions' test runs
- * (load average 2.8–3.5), smoke sizes only (`--sizes 1000,2000 --write-batch 200 --read-ms 500
- * --read-rounds 1`, 91 s):
- *   populate ~93–105 tx/s at 32 in flight (~10 s per 1k transactions; 503 resends in the DM
- *   and order phases); bytes per profile 1,036, per DM 2,733 (the per-user thread index alone
- *   ~1,380), per order 2,117, history per transaction 813, per balance 152; expiring 15.4 MB
- *   at 2,000 profiles, growing with the blocks mined (block templates, 10 min TTL, ~24 KB each,
- *   ~5 per block; block write lists, 1 h TTL); restart 0.8 s to health-check and first read;
- *   p50 growth 1,000 → 2,000: 0.96–1.48x, the controls 1.34x / 1.69x (noise at this load);
- *   writes 349 / 258 / 174 tx/s at 1 / 8 / 32 in flight, pool verify 9,832/s with 2 workers:
- *   writeVsVerify 0.035.
+ * Last results, 2026-11-25, Node v20.20.2, 2 cores (AMD EPYC), load average 0.8 at start, 2.5 at
+ * the end (this run's own processes), default sizes and knobs, 592 s in all: populate 242,000
+ * transactions in 380 s (~640 tx/s, funding transfers of 100 outputs are the slow part); bytes
+ * per profile 607, per DM 728, per order 576, history per transaction 490 (a DM-heavy mix: the
+ * signed transactions themselves are ~384 of it), per live nonce 302; used_memory 411 MB at
+ * 100k; expiring 1.2 MB; restart 832 ms; growth 10k -> 100k within 1.3 for 7 of 9 routes
+ * (get-dao-coin-limit-orders 2.0x: at 100k the 22,000 order keys read no longer fit the pending
+ * view's 10,000-read cache; get-profiles UsernamePrefix 2.7x: it ranks every match, up to
+ * 1,000, by coin value, as the reference ranks them all); writes 386 / 837 / 2,362 tx/s at
+ * 1 / 8 / 32 in flight, sustained 60 s at 32: 1,984 accepted and 1,973 mined a second, p99
+ * 104 ms; pool verify 19,193/s: writeVsVerify 0.123.
  * @module
  */
 import { randomBytes } from 'node:crypto';
