@@ -1,0 +1,194 @@
+/**
+ * Connecting blocks: a block is validated against its parent (height, time, proof of work,
+ * merkle root, signatures, every transaction's rules) and, when it extends the tip, written in
+ * one commit guarded on the tip; a valid block that does not is kept on a side branch. After a
+ * block, the mempool drops what can never connect again.
+ * @module
+ */
+import type { Guard, WriteOp } from '../store/types.js';
+import { decodeHeader, HEADER_BYTES, type BlockHeader } from './block/header.js';
+import { merkleRoot } from './block/merkle.js';
+import { blockRewardNanos } from './block/reward.js';
+import { CHANNEL_TIP, type ChainContext } from './context.js';
+import { ChainRequestError, FencedError } from './errors.js';
+import { MEMPOOL_ORDER, MEMPOOL_VERSION, mempoolMembers, mempoolTxnKey, orderMember, type MempoolEntry } from './mempool/entries.js';
+import { ADMISSION_ATTEMPTS } from './mempool/admission.js';
+import { MAX_BLOCKS_BETWEEN_POINTS, type PendingState } from './mempool/pending.js';
+import { commonReads, connectBlockReward, connectTransaction } from './rules/connect.js';
+import { RuleError } from './rules/errors.js';
+import { checkSignatures } from './rules/signatures.js';
+import { chainKeys, txnLocation, type BlockRecord, type BlockWritesRecord, type TipRecord } from './state/keys.js';
+import { expiredNonceOps } from './state/nonces.js';
+import { StateView } from './state/view.js';
+import type { Targets } from './targets.js';
+import { decodeTxn, txnHash } from './txn/envelope.js';
+import { TxnDecodeError } from './txn/errors.js';
+import { toHex as hex } from '../hex.js';
+
+/**
+ * Most keys a block's written-key list names (chainKeys.blockWrites); a block that wrote more
+ * stores no list, and caches across it start over. With the lists of the last
+ * MAX_BLOCKS_BETWEEN_POINTS blocks kept, that bounds them by size whatever the write rate.
+ */
+const MAX_BLOCK_WRITES_LISTED = 20_000;
+
+export interface ProcessResult {
+  isMainChain: boolean;
+  isOrphan: boolean;
+  hashHex: string;
+}
+
+/** Options of a block write. */
+export interface BlockWriteOptions {
+  /**
+   * The block producer's lease guard (ProducerLease.fence): the block is written only while
+   * the lease still holds this term, else nothing is written and FencedError is thrown.
+   */
+  fence?: Guard;
+}
+
+export class Blocks {
+  constructor(
+    private readonly ctx: ChainContext,
+    private readonly pending: PendingState,
+    private readonly targets: Targets,
+  ) {}
+
+  /**
+   * Validates a block and, when it extends the tip, connects it atomically.
+   * @throws {RuleError} / {ChainRequestError} for an invalid block (nothing is written)
+   * @throws {FencedError} when `opts.fence` no longer holds (nothing is written)
+   */
+  async process(headerBytes: Uint8Array, txnBytes: readonly Uint8Array[], opts: BlockWriteOptions = {}): Promise<ProcessResult> {
+    const fence = opts.fence ? [opts.fence] : [];
+    const header = decodeHeaderOr400(headerBytes);
+    const [hashBytes] = await this.ctx.crypto.hashHeaders([headerBytes]);
+    const hashHex = hex(hashBytes!);
+    const parent = await this.ctx.store.get<BlockRecord>(chainKeys.block(hex(header.prevBlockHash)));
+    if (!parent) return { isMainChain: false, isOrphan: true, hashHex };
+    if (await this.ctx.store.get(chainKeys.block(hashHex))) throw new ChainRequestError(`block ${hashHex} is already known`);
+
+    if (header.height !== parent.height + 1n) throw new ChainRequestError(`block height ${header.height} is not its parent's ${parent.height} + 1`);
+    const parentHeader = decodeHeader(parent.header);
+    if (header.tstampSecs <= parentHeader.tstampSecs) throw new ChainRequestError('block timestamp is not after its parent\'s');
+    if (header.tstampSecs > BigInt(Math.floor(this.ctx.now() / 1000)) + BigInt(this.ctx.params.maxTimestampFutureSecs)) {
+      throw new ChainRequestError('block timestamp is too far in the future');
+    }
+    const parentTip: TipRecord = { hashHex: hex(header.prevBlockHash), height: parent.height, tstampSecs: parentHeader.tstampSecs, targetHex: parent.targetHex };
+    const target = await this.targets.after(parentTip);
+    if (BigInt(`0x${hashHex}`) > BigInt(`0x${hex(target)}`)) throw new ChainRequestError('block hash does not meet the difficulty target (bad proof of work)');
+    if (txnBytes.length === 0) throw new ChainRequestError('a block needs its block reward transaction');
+    const hashes = txnBytes.map((b) => txnHash(b));
+    if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
+
+    const txns = txnBytes.map((bytes) => ({ bytes, txn: decodeTxn(bytes) }));
+    const hashHexes = hashes.map(hex);
+    // A transaction still in the mempool had its signature checked at admission, and its entry
+    // is of these very bytes (same hash): its signer is known. Only the others are verified.
+    const entries = await this.ctx.store.getMany<MempoolEntry>(hashHexes.slice(1).map(mempoolTxnKey));
+    const unknown = txns.slice(1).flatMap((t, i) => (entries[i] === undefined ? [t] : []));
+    const checked = await checkSignatures(this.ctx.crypto, unknown);
+    const bad = checked.find((v) => v.error !== null);
+    if (bad) throw bad.error;
+    let next = 0;
+    const verdicts = entries.map((e) => (e === undefined ? checked[next++]! : { error: null, signer: e.signer }));
+
+    const view = StateView.over(this.ctx.store);
+    // The keys every transaction reads, in one round trip (type handlers read the rest).
+    await view.prefetch(txns.slice(1).flatMap(({ txn }, i) => commonReads(txn, verdicts[i]!.signer)));
+    const ctx = this.ctx.connectContext(header.height);
+    let fees = 0n;
+    for (const [i, { bytes, txn }] of txns.slice(1).entries()) {
+      fees += (await connectTransaction(view, txn, { hash: hashes[i + 1]!, size: bytes.length, signer: verdicts[i]!.signer }, ctx)).feeNanos;
+    }
+    await connectBlockReward(view, txns[0]!.txn, blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes);
+
+    const tip = await this.ctx.store.get<TipRecord>(chainKeys.tip);
+    if (!tip) throw new Error('chain not initialised: call init() first');
+    const extendsTip = tip.hashHex === parentTip.hashHex;
+    const block: BlockRecord = { header: headerBytes, txns: [...txnBytes], height: header.height, targetHex: hex(target), mainChain: extendsTip };
+    if (!extendsTip) {
+      await this.storeSideBlock(hashHex, block, fence);
+      return { isMainChain: false, isOrphan: false, hashHex };
+    }
+    const newTip: TipRecord = { hashHex, height: header.height, tstampSecs: header.tstampSecs, targetHex: hex(target) };
+    const minedMembers = await mempoolMembers(this.ctx.store, hashHexes.slice(1), entries);
+    const ops: WriteOp[] = [
+      ...view.ops(),
+      { op: 'set', key: chainKeys.block(hashHex), value: block },
+      { op: 'set', key: chainKeys.hashAtHeight(header.height), value: hashHex },
+      { op: 'set', key: chainKeys.tip, value: newTip },
+      ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: txnLocation(header.height, index) })),
+      ...(await expiredNonceOps(this.ctx.store, header.height)),
+      ...hashHexes.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })),
+      ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),
+    ];
+    const writtenKeys = [...new Set(ops.map((o) => o.key))];
+    const writes: BlockWritesRecord = { hashHex, keys: writtenKeys.length <= MAX_BLOCK_WRITES_LISTED ? writtenKeys : null };
+    // Only the lists pendingChanges can use are kept: the oldest goes as this one comes.
+    const lists: WriteOp[] = [{ op: 'set', key: chainKeys.blockWrites(header.height), value: writes }];
+    if (header.height > MAX_BLOCKS_BETWEEN_POINTS) lists.push({ op: 'del', key: chainKeys.blockWrites(header.height - MAX_BLOCKS_BETWEEN_POINTS - 1n) });
+    if (!(await this.commitOnTip(tip, [...ops, ...lists], fence))) {
+      // Another process moved the tip meanwhile (this block is now on a side branch), or the
+      // fence fell (then storeSideBlock refuses too).
+      await this.storeSideBlock(hashHex, block, fence);
+      return { isMainChain: false, isOrphan: false, hashHex };
+    }
+    this.ctx.log.info({ height: Number(header.height), hash: hashHex, txns: txnBytes.length - 1 }, 'block connected');
+    await this.ctx.store.publish(CHANNEL_TIP, { hashHex, height: header.height.toString() });
+    await this.prune();
+    return { isMainChain: true, isOrphan: false, hashHex };
+  }
+
+  /**
+   * Commits a block's writes while the tip is still `tip`, moving the mempool version too (so
+   * every admission validated on the old tip loses its guard and connects again). Guarded on
+   * the version it moves: an admission committing in between is retried over, never written
+   * over with a stale version. False when the tip moved or the fence fell.
+   */
+  private async commitOnTip(tip: TipRecord, ops: readonly WriteOp[], fence: readonly Guard[]): Promise<boolean> {
+    for (let attempt = 0; ; attempt++) {
+      const version = await this.ctx.store.get<number>(MEMPOOL_VERSION);
+      const bump: WriteOp = { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 };
+      if (await this.ctx.store.commit([...ops, bump], [{ key: chainKeys.tip, equals: tip }, { key: MEMPOOL_VERSION, equals: version }, ...fence])) return true;
+      const now = await this.ctx.store.get<TipRecord>(chainKeys.tip);
+      if (now?.hashHex !== tip.hashHex || attempt === ADMISSION_ATTEMPTS) return false;
+    }
+  }
+
+  /** Keeps a valid block that does not extend the tip; under a fence only while it holds. */
+  private async storeSideBlock(hashHex: string, block: BlockRecord, fence: Guard[]): Promise<void> {
+    const ok = await this.ctx.store.commit([{ op: 'set', key: chainKeys.block(hashHex), value: { ...block, mainChain: false } }], fence);
+    if (!ok) throw new FencedError();
+  }
+
+  /** Drops mempool transactions that can never connect again (nonce expired or reused). */
+  private async prune(): Promise<void> {
+    const { failures, version } = await this.pending.current();
+    const dead = failures
+      .filter(({ error: e }) => (e instanceof RuleError && ['RuleErrorNonceExpired', 'RuleErrorReusedNonce'].includes(e.code)) || e instanceof TxnDecodeError)
+      .map(({ entry }) => entry);
+    if (dead.length === 0) return;
+    // Guarded like an admission (on the version the replay was built at), so a cached replay
+    // never outlives the entries it replayed.
+    const ok = await this.ctx.store.commit(
+      [
+        ...dead.map((e) => ({ op: 'del' as const, key: mempoolTxnKey(e.hashHex) })),
+        { op: 'indexRemove', key: MEMPOOL_ORDER, members: dead.map((e) => orderMember(e.version, e.hashHex)) },
+        { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 },
+      ],
+      [{ key: MEMPOOL_VERSION, equals: version }],
+    );
+    // A lost race leaves the dead entries for the next block's prune.
+    if (ok) this.ctx.log.info({ dropped: dead.length }, 'mempool: dropped transactions that can no longer be mined');
+  }
+}
+
+export function decodeHeaderOr400(bytes: Uint8Array): BlockHeader {
+  if (bytes.length !== HEADER_BYTES) throw new ChainRequestError(`header: expected ${HEADER_BYTES} bytes, got ${bytes.length}`);
+  try {
+    return decodeHeader(bytes);
+  } catch (e) {
+    throw new ChainRequestError(`header: ${(e as Error).message}`);
+  }
+}

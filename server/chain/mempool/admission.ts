@@ -1,0 +1,185 @@
+/**
+ * Mempool admission: a submitted transaction is decoded, hashed and its signature checked on
+ * arrival, then admitted in a batch with whatever else arrived meanwhile (BatchQueue): one
+ * duplicate read and common-key prefetch, each transaction connected in arrival order on the
+ * pending state plus the ones before it, one guarded commit, one announcement. Answers are
+ * those of one at a time.
+ * @module
+ */
+import { BatchQueue, type Settled } from '../batchQueue.js';
+import { CHANNEL_MEMPOOL, type ChainContext } from '../context.js';
+import { MempoolBusyError } from '../errors.js';
+import { commonReads, connectTransaction } from '../rules/connect.js';
+import { RuleError } from '../rules/errors.js';
+import { checkSignatures } from '../rules/signatures.js';
+import { chainKeys } from '../state/keys.js';
+import { decodeTxn, txnHash, type TxnEnvelope } from '../txn/envelope.js';
+import { TxnType } from '../txn/metadata.js';
+import { toHex as hex } from '../../hex.js';
+import { MEMPOOL_ORDER, MEMPOOL_VERSION, mempoolTxnKey, orderMember, type MempoolEntry } from './entries.js';
+import type { AdoptedAdmission, PendingState } from './pending.js';
+
+/** Largest transaction accepted, bytes. */
+export const MAX_TXN_BYTES = 100_000;
+/** Guarded admission attempts before giving up with MempoolBusyError. */
+export const ADMISSION_ATTEMPTS = 16;
+/** Most transactions admitted in one batch (one guarded commit). */
+const MAX_ADMISSION_BATCH = 256;
+
+export interface SubmittedTxn {
+  hashHex: string;
+  txn: TxnEnvelope;
+}
+
+/** A submitted transaction waiting for admission: decoded and hashed once, on arrival. */
+interface Admission {
+  bytes: Uint8Array;
+  txn: TxnEnvelope;
+  hash: Uint8Array;
+  hashHex: string;
+  /** The key whose signature verified (owner or derived key). */
+  signer: Uint8Array;
+}
+
+export class Admissions {
+  private readonly queue = new BatchQueue<Admission, SubmittedTxn>((items) => this.admitBatch(items), MAX_ADMISSION_BATCH);
+
+  constructor(
+    private readonly ctx: ChainContext,
+    private readonly pending: PendingState,
+  ) {}
+
+  /**
+   * Validates a signed transaction against the tip plus the mempool and adds it. Concurrent
+   * submissions are admitted in batches (admitBatch): the answer is the same as one at a time,
+   * in arrival order.
+   * @throws {TxnDecodeError} malformed bytes; {RuleError} a broken rule (duplicate, signature,
+   *   nonce, balance, …); {MempoolBusyError} the mempool kept changing under it
+   */
+  async submit(bytes: Uint8Array): Promise<SubmittedTxn> {
+    if (bytes.length > MAX_TXN_BYTES) throw new RuleError('RuleErrorTxnTooBig', `${bytes.length} bytes is over the ${MAX_TXN_BYTES}-byte limit`);
+    const txn = decodeTxn(bytes);
+    const hash = txnHash(bytes);
+    if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
+    // Checked before queueing, so signatures are verified (batched by the crypto service) while
+    // the admission batch before this one commits.
+    const [verdict] = await checkSignatures(this.ctx.crypto, [{ bytes, txn }]);
+    if (verdict!.error) throw verdict!.error;
+    return this.queue.add({ bytes, txn, hash, hashHex: hex(hash), signer: verdict!.signer });
+  }
+
+  /**
+   * Admits a batch of transactions (signatures already checked) in arrival order: their
+   * duplicate checks and common state reads in one store round trip, each connected on the
+   * pending state plus the ones before it, then all accepted ones in one guarded commit and one
+   * publish. A transaction that breaks a rule is refused alone; when another process changed
+   * the mempool meanwhile, the accepted ones are connected again on the new mempool and retried.
+   */
+  private async admitBatch(items: readonly Admission[]): Promise<Array<Settled<SubmittedTxn>>> {
+    const results: Array<Settled<SubmittedTxn> | undefined> = new Array(items.length);
+    const fail = (i: number, error: unknown): void => {
+      results[i] = { ok: false, error };
+    };
+    let pending = items.map((_, i) => i);
+
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === ADMISSION_ATTEMPTS) {
+        for (const i of pending) fail(i, new MempoolBusyError(`the mempool changed during each of ${ADMISSION_ATTEMPTS} attempts to add this transaction; retry`));
+        break;
+      }
+      // Another admission or a block won the race: back off a little, growing and jittered, so
+      // contending processes stop colliding (a busy miner changes the mempool every block).
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
+      try {
+        pending = await this.admitOnce(items, pending, fail, results);
+      } catch (error) {
+        // The store failed (a rule error never reaches here): nothing more was admitted.
+        for (const i of pending) if (results[i] === undefined) fail(i, error);
+        break;
+      }
+    }
+    return results.map((r) => r ?? { ok: false, error: new Error('admission left a transaction unanswered') });
+  }
+
+  /**
+   * One guarded attempt of admitBatch for the `pending` items: settles the refused and, when the
+   * commit holds, the admitted ones; returns those to try again (the commit lost a race).
+   */
+  private async admitOnce(
+    items: readonly Admission[],
+    pending: readonly number[],
+    fail: (i: number, error: unknown) => void,
+    results: Array<Settled<SubmittedTxn> | undefined>,
+  ): Promise<number[]> {
+    const replay = await this.pending.current();
+    // Read before connecting: a replay of this process may move on while this batch awaits,
+    // and then the commit must lose its guard and retry.
+    const baseVersion = replay.version;
+    // One round trip: whether each is already known, and the state keys every one reads.
+    const dupKeys = pending.flatMap((i) => [mempoolTxnKey(items[i]!.hashHex), chainKeys.txn(items[i]!.hashHex)]);
+    const [known] = await Promise.all([this.ctx.store.getMany<unknown>(dupKeys), replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, items[i]!.signer)))]);
+    const batchView = replay.view.child();
+    const admitted: Array<AdoptedAdmission & { i: number }> = [];
+    const inBatch = new Set<string>();
+    // The limit is checked against the mempool the guard below pins (version baseVersion), so
+    // with any number of processes admitting at once it is never passed. A rule error (400), as
+    // the reference answers every mempool refusal, rather than a 503: a full mempool stays full
+    // until a block, so an immediate retry would not help.
+    let held = replay.mempoolBytes;
+    for (const [n, i] of pending.entries()) {
+      const { bytes, txn, hash, hashHex } = items[i]!;
+      const [existing, mined] = [known[2 * n], known[2 * n + 1]];
+      if (existing !== undefined || mined !== undefined || inBatch.has(hashHex)) {
+        fail(i, new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined !== undefined ? 'mined' : 'in the mempool'}`));
+        continue;
+      }
+      if (held + bytes.length > this.ctx.params.mempoolMaxSizeBytes) {
+        fail(
+          i,
+          new RuleError(
+            'RuleErrorMempoolFull',
+            `the mempool holds ${held} bytes and this ${bytes.length}-byte transaction would pass its limit of ${this.ctx.params.mempoolMaxSizeBytes} bytes (--mempool-max-size-bytes); retry after the next block`,
+          ),
+        );
+        continue;
+      }
+      const view = batchView.child();
+      const signer = items[i]!.signer;
+      let feeNanos: bigint;
+      try {
+        feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer }, this.ctx.connectContext(replay.height))).feeNanos;
+      } catch (error) {
+        if (!(error instanceof RuleError)) throw error;
+        fail(i, error);
+        continue;
+      }
+      const version = (baseVersion ?? 0) + admitted.length + 1;
+      admitted.push({ i, entry: { hashHex, version, bytes, addedAtMs: this.ctx.now(), signer }, writes: view.writtenKeys(), feeNanos });
+      view.commitTo();
+      inBatch.add(hashHex);
+      held += bytes.length;
+    }
+    if (admitted.length === 0) return [];
+    const lastVersion = (baseVersion ?? 0) + admitted.length;
+    const ok = await this.ctx.store.commit(
+      [
+        ...admitted.map(({ entry: { hashHex, ...stored } }) => ({ op: 'set' as const, key: mempoolTxnKey(hashHex), value: stored satisfies MempoolEntry })),
+        // Ordered by the version each admission creates: strictly increasing across every
+        // process (the commit is guarded on the previous one), so the mempool replays in
+        // exactly the order its transactions were validated in.
+        { op: 'indexAdd', key: MEMPOOL_ORDER, members: admitted.map((a) => orderMember(a.entry.version, a.entry.hashHex)) },
+        { op: 'set', key: MEMPOOL_VERSION, value: lastVersion },
+      ],
+      [{ key: MEMPOOL_VERSION, equals: baseVersion }],
+    );
+    if (!ok) return admitted.map((a) => a.i);
+    this.pending.adopt(replay, baseVersion, batchView, admitted);
+    for (const a of admitted) results[a.i] = { ok: true, value: { hashHex: a.entry.hashHex, txn: items[a.i]!.txn } };
+    // Not awaited, and admitted whatever the publish does: a lost announcement delays the next
+    // template until the producer's refresh, it loses no transaction.
+    void this.ctx.store.publish(CHANNEL_MEMPOOL, { added: admitted.map((a) => a.entry.hashHex) }).catch((err: unknown) => {
+      this.ctx.log.warn({ err: (err as Error).message }, 'mempool: could not announce admitted transactions');
+    });
+    return [];
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * The pending state: the tip plus every mempool transaction that still connects, replayed in
+ * arrival order and cached per (tip, mempool version). An admission of this process extends
+ * the cached replay in place (`adopt`); other processes' admissions extend it from the store
+ * (`extendReplay`); anything else (a block, a prune) rebuilds it. Read routes, templates and
+ * admission all read through it, so the mempool is replayed once per change, not per request.
+ * @module
+ */
+import { isStoreUnavailable } from '../../store/types.js';
+import type { ChainContext } from '../context.js';
+import { commonReads, connectTransaction } from '../rules/connect.js';
+import { chainKeys, type BlockWritesRecord, type TipRecord } from '../state/keys.js';
+import { StateView } from '../state/view.js';
+import { decodeTxn, type TxnEnvelope } from '../txn/envelope.js';
+import { fromHex } from '../../hex.js';
+import { MEMPOOL_ORDER, mempoolTxnKey, orderMember, parseOrderMember, readMempool, type AcceptedTxn, type MempoolEntry, type MempoolTxn } from './entries.js';
+
+/**
+ * The state keys each admission of a replay lineage wrote (a full replay and the admissions
+ * layered on it share one). `all` may hold more than one replay of the lineage wrote (a later
+ * extension's keys), never less: callers use it as a bound.
+ */
+export interface ReplayWrites {
+  byVersion: Map<number, readonly string[]>;
+  all: Set<string>;
+}
+
+/**
+ * A point of the pending state (Chain.pendingChanges): the tip, the mempool version, and what
+ * the replay at that point had written (opaque to callers; used to bound later changes).
+ */
+export interface PendingPoint {
+  tipHashHex: string;
+  height: bigint;
+  version: number | undefined;
+  readonly writes: ReplayWrites;
+}
+
+/** Blocks between two points past which pendingChanges stops listing keys (answers null). */
+export const MAX_BLOCKS_BETWEEN_POINTS = 32n;
+
+export interface MempoolReplay {
+  tip: TipRecord;
+  /** The mempool version read before the mempool was (guards admissions built on this replay). */
+  version: number | undefined;
+  height: bigint;
+  view: StateView;
+  accepted: AcceptedTxn[];
+  /** Bytes of the accepted transactions. */
+  bytes: number;
+  /** Bytes of every transaction replayed, failed ones included: what the mempool holds. */
+  mempoolBytes: number;
+  feesNanos: bigint;
+  failures: Array<{ entry: MempoolTxn; error: unknown }>;
+  /** Admissions of other processes layered on a full replay (see extendReplay). */
+  extensions: number;
+  writes: ReplayWrites;
+}
+
+/** One admitted transaction of a batch, as `PendingState.adopt` takes it. */
+export interface AdoptedAdmission {
+  entry: MempoolTxn;
+  /** The state keys its connect wrote. */
+  writes: readonly string[];
+  feeNanos: bigint;
+}
+
+/** Layers of other processes' admissions on one full replay before it is rebuilt flat. */
+const MAX_REPLAY_EXTENSIONS = 64;
+
+function recordWrites(writes: ReplayWrites, version: number, keys: readonly string[]): void {
+  writes.byVersion.set(version, keys);
+  for (const k of keys) writes.all.add(k);
+}
+
+export class PendingState {
+  /**
+   * The last replay. Valid while the tip and the mempool version are the ones it was built on;
+   * an admission through this process extends it in place, so admitting a transaction costs
+   * one connect instead of a replay of the whole mempool.
+   */
+  private replayCache: MempoolReplay | null = null;
+  /** Replays being built, by (tip, mempool version). */
+  private readonly replaysInFlight = new Map<string, Promise<MempoolReplay>>();
+
+  constructor(private readonly ctx: ChainContext) {}
+
+  /**
+   * The pending state: the mempool replayed on the tip, for a block at height tip+1: the state with every
+   * transaction that still connects applied (in arrival order), those
+   * transactions and their fees, and the ones that failed with why.
+   */
+  async current(): Promise<MempoolReplay> {
+    const { tip, mempoolVersion: version } = await this.ctx.position();
+    const cached = this.replayCache;
+    if (cached && cached.tip.hashHex === tip.hashHex && cached.version === version) return cached;
+    // Requests arriving together after a change share one replay instead of each building one
+    // (under a stream of writes, dozens of reads would otherwise replay the same mempool at once).
+    const key = `${tip.hashHex}:${version}`;
+    let building = this.replaysInFlight.get(key);
+    if (building === undefined) {
+      building = (async () => {
+        const replay = (cached && (await this.extendReplay(cached, tip, version))) || (await this.buildReplay(tip, version));
+        this.replayCache = replay;
+        return replay;
+      })().finally(() => this.replaysInFlight.delete(key));
+      this.replaysInFlight.set(key, building);
+    }
+    return building;
+  }
+
+  /**
+   * The pending state at `point`, a point of it, and which state keys may differ from what
+   * they were at `since` (Chain.pendingChanges says how that is bounded).
+   */
+  async changes(since: PendingPoint | null): Promise<{ point: PendingPoint; changed: ReadonlySet<string> | null; view: StateView }> {
+    const replay = await this.current();
+    const point: PendingPoint = { tipHashHex: replay.tip.hashHex, height: replay.tip.height, version: replay.version, writes: replay.writes };
+    return { point, changed: since === null ? null : await this.keysChangedBetween(since, point), view: replay.view.child() };
+  }
+
+  /**
+   * Takes an admission batch this process just committed (guarded on `baseVersion`) into the
+   * cached replay it was connected on: `batchView`, a child of the replay's view, holds its
+   * writes. The store then holds exactly the replay plus the batch, so the cache is extended in
+   * place, unless a replay is being built meanwhile (a read that saw the commit, extending the
+   * cache with the batch from the store): it would then connect the batch a second time, over
+   * its own writes. Then the next read extends or rebuilds instead.
+   */
+  adopt(replay: MempoolReplay, baseVersion: number | undefined, batchView: StateView, admitted: readonly AdoptedAdmission[]): void {
+    if (this.replayCache !== replay || replay.version !== baseVersion || this.replaysInFlight.size > 0) return;
+    for (const a of admitted) {
+      recordWrites(replay.writes, a.entry.version, a.writes);
+      replay.accepted.push({ ...a.entry, feeNanos: a.feeNanos });
+      replay.bytes += a.entry.bytes.length;
+      replay.mempoolBytes += a.entry.bytes.length;
+      replay.feesNanos += a.feeNanos;
+    }
+    batchView.commitTo();
+    replay.version = (baseVersion ?? 0) + admitted.length;
+  }
+
+  private async keysChangedBetween(from: PendingPoint, to: PendingPoint): Promise<ReadonlySet<string> | null> {
+    if (from.tipHashHex === to.tipHashHex) {
+      const [a, b] = [from.version ?? 0, to.version ?? 0];
+      if (b < a) return null;
+      if (from.writes === to.writes) {
+        // One lineage: the admissions in between, if every version in between was one.
+        const changed = new Set<string>();
+        let complete = true;
+        for (let v = a + 1; v <= b && complete; v++) {
+          const keys = to.writes.byVersion.get(v);
+          if (keys === undefined) complete = false;
+          else for (const k of keys) changed.add(k);
+        }
+        if (complete) return changed;
+      }
+      return new Set([...from.writes.all, ...to.writes.all]);
+    }
+    const blocks = to.height - from.height;
+    if (blocks <= 0n || blocks > MAX_BLOCKS_BETWEEN_POINTS) return null;
+    const heights = Array.from({ length: Number(blocks) + 1 }, (_, i) => from.height + BigInt(i));
+    const hashes = await this.ctx.store.getMany<string>(heights.map((h) => chainKeys.hashAtHeight(h)));
+    if (hashes[0] !== from.tipHashHex || hashes[hashes.length - 1] !== to.tipHashHex) return null;
+    const lists = await this.ctx.store.getMany<BlockWritesRecord>(heights.slice(1).map((h) => chainKeys.blockWrites(h)));
+    if (lists.some((w, i) => w === undefined || w.hashHex !== hashes[i + 1] || w.keys === null)) return null;
+    return new Set([...from.writes.all, ...to.writes.all, ...lists.flatMap((w) => w!.keys!)]);
+  }
+
+  /**
+   * The cached replay brought up to `version` by connecting only what was admitted since
+   * (usually through another process), instead of replaying the whole mempool: without this,
+   * a process whose cache another process's admission invalidated needs a full replay per
+   * attempt and keeps losing the admission race to the process that admitted last.
+   *
+   * Valid only when nothing but admissions happened in between: same tip, and one new order
+   * member per version step (a prune or a block also moves the version but adds no member).
+   * Returns null when a full replay is needed. The cached replay is not changed: the new one
+   * is a child view over it.
+   */
+  private async extendReplay(cached: MempoolReplay, tip: TipRecord, version: number | undefined): Promise<MempoolReplay | null> {
+    if (cached.tip.hashHex !== tip.hashHex || version === undefined || cached.extensions >= MAX_REPLAY_EXTENSIONS) return null;
+    const from = cached.version ?? 0;
+    if (version <= from) return null;
+    const members = (await this.ctx.store.indexRange(MEMPOOL_ORDER, { gte: orderMember(from + 1, ''), lt: orderMember(version + 1, '') })).map(parseOrderMember);
+    if (members.length !== version - from) return null;
+    const entries = await this.ctx.store.getMany<MempoolEntry>(members.map((m) => mempoolTxnKey(m.hashHex)));
+    if (entries.some((e) => e === undefined)) return null;
+    const replay: MempoolReplay = {
+      ...cached,
+      version,
+      view: cached.view.child(),
+      accepted: [...cached.accepted],
+      failures: [...cached.failures],
+      extensions: cached.extensions + 1,
+    };
+    await this.replayAll(replay, entries.map((e, i) => ({ ...members[i]!, ...e! })));
+    return replay;
+  }
+
+  /**
+   * Connects mempool transactions onto a replay in order, each decoded once, with the keys
+   * every one reads fetched in one round trip first (a replay after a block connects what the
+   * block left, which would otherwise cost a few sequential reads per transaction).
+   */
+  private async replayAll(replay: MempoolReplay, txns: readonly MempoolTxn[]): Promise<void> {
+    const decoded = txns.map((m) => {
+      try {
+        return decodeTxn(m.bytes);
+      } catch (error) {
+        return error as Error;
+      }
+    });
+    await replay.view.prefetch(decoded.flatMap((txn, i) => (txn instanceof Error ? [] : commonReads(txn, txns[i]!.signer))));
+    for (const [i, m] of txns.entries()) await this.replayOne(replay, m, decoded[i]!);
+  }
+
+  /** Connects one mempool transaction onto a replay: accepted with its fee, or a failure with why. */
+  private async replayOne(replay: MempoolReplay, m: MempoolTxn, txn: TxnEnvelope | Error): Promise<void> {
+    replay.mempoolBytes += m.bytes.length;
+    const view = replay.view.child();
+    try {
+      if (txn instanceof Error) throw txn;
+      const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
+      const r = await connectTransaction(view, txn, info, this.ctx.connectContext(replay.height));
+      recordWrites(replay.writes, m.version, view.writtenKeys());
+      view.commitTo();
+      replay.accepted.push({ ...m, feeNanos: r.feeNanos });
+      replay.feesNanos += r.feeNanos;
+      replay.bytes += m.bytes.length;
+    } catch (error) {
+      // A store that cannot answer says nothing about the transaction: the replay fails (and
+      // is not cached) rather than leave it out of every later read and template.
+      if (isStoreUnavailable(error)) throw error;
+      recordWrites(replay.writes, m.version, []);
+      replay.failures.push({ entry: m, error });
+    }
+  }
+
+  private async buildReplay(tip: TipRecord, version: number | undefined): Promise<MempoolReplay> {
+    const replay: MempoolReplay = {
+      tip,
+      version,
+      height: tip.height + 1n,
+      view: StateView.over(this.ctx.store),
+      accepted: [],
+      bytes: 0,
+      mempoolBytes: 0,
+      feesNanos: 0n,
+      failures: [],
+      extensions: 0,
+      writes: { byVersion: new Map(), all: new Set() },
+    };
+    // Only what was admitted up to the version this replay is of: an admission committed since
+    // is not in it, or a later extension to that version would connect it a second time.
+    await this.replayAll(replay, await readMempool(this.ctx.store, version ?? 0));
+    return replay;
+  }
+}
