@@ -21,6 +21,7 @@ import type { StateIndexReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
 import type { Store } from '../store/types.js';
 import { blacklistedKeysHex, blockedKeysHex } from './userMetadata.js';
+import { indexHas } from '../store/indexHas.js';
 
 export const feedKeys = {
   global: 'social:feed:global',
@@ -35,10 +36,6 @@ export const MAX_FEED_ENTRIES_SCANNED = 5_000;
 export const MAX_READER_POSTS_SCANNED = 1_000;
 
 const padNanos = (n: bigint): string => n.toString().padStart(20, '0');
-
-async function indexHas(store: Store, key: string, member: string): Promise<boolean> {
-  return (await store.indexRange(key, { gte: member, lte: member, limit: 1 })).length > 0;
-}
 
 /** Adds the post to the global feed, or takes it off (`remove`). Idempotent. */
 export async function setInGlobalFeed(store: Store, post: PostRecord, remove: boolean): Promise<void> {

@@ -23,6 +23,8 @@ import type { StateIndexReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
 import type { Store, WriteOp } from '../store/types.js';
+import { indexHas } from '../store/indexHas.js';
+import { uvarintOf } from '../chain/txn/varint.js';
 
 /** What profile shaping needs of the node: its network and the store of node-local flags. */
 export type ProfileDeps = Pick<AppDeps, 'config' | 'store'>;
@@ -95,31 +97,18 @@ export async function bestExchangeRateNativePerDAOCoin(state: StateIndexReader, 
 const PUBLIC_KEY_EXTRA = new Set(['DerivedPublicKey']);
 const UVARINT_EXTRA = new Set(['NodeSource']);
 
-function decodeUvarint(b: Uint8Array): bigint | null {
-  let v = 0n;
-  for (let i = 0; i < b.length && i < 10; i++) {
-    v |= BigInt(b[i]! & 0x7f) << BigInt(7 * i);
-    if ((b[i]! & 0x80) === 0) return i === b.length - 1 ? v : null;
-  }
-  return null;
-}
-
 /** ExtraData as the backend's DecodeExtraDataMap renders it: text, typed keys decoded. */
 export function extraDataMap(kvs: ReadonlyArray<readonly [Uint8Array, Uint8Array]>, network: Network): Record<string, string> {
   const entries = kvs.map(([k, val]): [string, string] => {
     const key = Buffer.from(k).toString('utf8');
     let text: string | null = null;
     if (PUBLIC_KEY_EXTRA.has(key) && val.length === 33) text = encodePublicKey(val, network);
-    else if (UVARINT_EXTRA.has(key)) text = decodeUvarint(val)?.toString() ?? null;
+    else if (UVARINT_EXTRA.has(key)) text = uvarintOf(val)?.toString() ?? null;
     return [key, text ?? Buffer.from(val).toString('utf8')];
   });
   // Keys come from signed transactions. fromEntries defines own properties: a `__proto__` key
   // is an ordinary field (as in the reference's Go map), where `out[key] =` would set the prototype.
   return Object.fromEntries(entries);
-}
-
-async function indexHas(store: Store, key: string, member: string): Promise<boolean> {
-  return (await store.indexRange(key, { gte: member, lte: member, limit: 1 })).length > 0;
 }
 
 /** Whether the node has a verification badge for this profile. */

@@ -25,6 +25,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { toHex } from '../hex.js';
 import type { Guard, Store, WriteOp } from '../store/types.js';
 import { PROFILE_FLAGS_CHANGED } from './profileEntry.js';
+import { indexHas } from '../store/indexHas.js';
 
 export const userMetadataKeys = {
   record: (pk33: Uint8Array): string => `social:user:${toHex(pk33)}`,
@@ -260,10 +261,6 @@ export async function filterAuditLogs(store: Store, pk33: Uint8Array, list: Filt
 }
 
 // --- blocks -----------------------------------------------------------------------------------
-
-async function indexHas(store: Store, key: string, member: string): Promise<boolean> {
-  return (await store.indexRange(key, { gte: member, lte: member, limit: 1 })).length > 0;
-}
 
 /** Blocks (or, with `unblock`, unblocks) `blocked` for `blocker`. Idempotent. */
 export async function setBlocked(store: Store, blocker33: Uint8Array, blocked33: Uint8Array, unblock: boolean): Promise<void> {

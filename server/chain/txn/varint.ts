@@ -18,6 +18,23 @@ export function encodeUvarint(value: bigint | number): Uint8Array {
   return Uint8Array.from(out);
 }
 
+/**
+ * The value of bytes that are exactly one uvarint, as Go's `binary.Uvarint` reads it (a
+ * non-minimal spelling is accepted, more than 64 bits is not), or null when they are anything
+ * else (empty, trailing bytes, overflow): how the backend renders uvarint ExtraData values
+ * such as `NodeSource`.
+ */
+export function uvarintOf(bytes: Uint8Array): bigint | null {
+  let v = 0n;
+  for (let i = 0; i < bytes.length && i < 10; i++) {
+    const b = bytes[i]!;
+    if (i === 9 && b > 1) return null;
+    v |= BigInt(b & 0x7f) << BigInt(7 * i);
+    if (b < 0x80) return i === bytes.length - 1 ? v : null;
+  }
+  return null;
+}
+
 /** A cursor over bytes that reads DeSo's primitive encodings and names what it was reading on failure. */
 export class Reader {
   pos = 0;
