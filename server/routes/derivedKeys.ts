@@ -19,7 +19,7 @@ import { DERIVED_PUBLIC_KEY_EXTRA } from '../chain/rules/signatures.js';
 import { TxnDecodeError } from '../chain/txn/errors.js';
 import { AuthorizeDerivedKeyOperation, type AuthorizeDerivedKeyMetadata } from '../chain/txn/metadata.js';
 import { decodeSpendingLimit } from '../chain/txn/spendingLimit.js';
-import { decodeDerSignature } from '../identity/signTxn.js';
+import { decodeDerSignature } from '../chain/txn/derSignature.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';

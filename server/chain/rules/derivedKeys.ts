@@ -15,7 +15,7 @@
  * @module
  */
 import { sha256d } from '../../../wasm/hash.js';
-import { decodeDerSignature } from '../../identity/signTxn.js';
+import { decodeDerSignature } from '../txn/derSignature.js';
 import { isValidCompressedPoint } from '../../keys/index.js';
 import { chainKeys } from '../state/keys.js';
 import { getOrder } from '../state/daoCoinLimitOrders.js';

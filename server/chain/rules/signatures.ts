@@ -13,7 +13,7 @@
  */
 import type { CryptoService } from '../../crypto/service.js';
 import type { RecoverItem, VerifyItem } from '../../crypto/pack.js';
-import { decodeDerSignature } from '../../identity/signTxn.js';
+import { decodeDerSignature } from '../txn/derSignature.js';
 import { hashToSign, type TxnEnvelope } from '../txn/envelope.js';
 import { RuleError, type RuleErrorCode } from './errors.js';
 
