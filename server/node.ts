@@ -3,7 +3,7 @@
  * shutdown. `main.ts` runs one or supervises several; tests start it in-process on port 0.
  */
 import type { Logger } from 'pino';
-import { sharedReadCache } from './social/readCache.js';
+import { sharedReadCache } from './http/readCache.js';
 import { createRateLimiter, createRouter, type AppDeps } from './app.js';
 import { newProcessId, ProcessRegistry } from './cluster/registry.js';
 import { availableParallelism } from 'node:os';
@@ -29,7 +29,7 @@ import { decodePublicKey, encodePublicKey } from './keys/index.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
 import { randomBytes } from 'node:crypto';
 import { resolveIdentitySecret } from './identity/secret.js';
-import { answerFrame, refusedFrame } from './identity/transport.js';
+import { answerFrame, refusedFrame } from './http/identityFrames.js';
 import { openStore } from './store/index.js';
 import { layoutProblem } from './chain/state/layout.js';
 

@@ -127,7 +127,7 @@ export class Chain {
   /**
    * Brings the pending view up to date and says which state keys may differ from what they
    * were at `since` (a point this method answered before, or null): caches of answers derived
-   * from the pending state (social/readCache.ts) drop only answers that read one of them.
+   * from the pending state (http/readCache.ts) drop only answers that read one of them.
    * `changed` is null when that cannot be bounded (the first call, a reorganisation, too many
    * blocks in between, a block whose key list expired): then anything may have changed.
    *

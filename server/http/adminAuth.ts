@@ -30,12 +30,12 @@
  * @module
  */
 import type { AppDeps } from '../app.js';
-import { MAX_JWT_CHARS } from '../identity/jwt.js';
+import { isJwtError, MAX_JWT_CHARS } from '../identity/jwt.js';
 import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
 import { sha256 } from '../../wasm/hash.js';
 import { recordAdminAction } from '../admin/audit.js';
 import type { CallerProof } from './authenticatedCaller.js';
-import { ApiError, isApiError } from './errors.js';
+import { ApiError, clientErrorStatus, isApiError, KIND_STATUS } from './errors.js';
 import { route, type Reply, type Route, type RouteContext } from './route.js';
 import { v, type Schema } from './schema.js';
 
@@ -71,11 +71,11 @@ export async function requireUserJwt(
   try {
     await deps.jwt.verify(publicKeyBase58Check, jwt, field);
   } catch (err) {
-    if (!isApiError(err)) throw err;
-    if (err.status === 401 && (await validForAnotherKey(deps, publicKeyBase58Check, jwt))) {
+    if (!isJwtError(err)) throw err;
+    if (err.kind === 'unauthorized' && (await validForAnotherKey(deps, publicKeyBase58Check, jwt))) {
       throw new ApiError(403, `${prefix}JWT is valid for another public key, not for ${publicKeyBase58Check}`);
     }
-    throw new ApiError(err.status, `${prefix}${err.message}`, err.headers);
+    throw new ApiError(KIND_STATUS[err.kind], `${prefix}${err.message}`);
   }
   // Proven: only now does the request take this key's rate-limit bucket.
   await caller.authenticated(publicKeyBase58Check);
@@ -100,7 +100,7 @@ async function validForAnotherKey(deps: AppDeps, claimed: string, jwt: string): 
       await deps.jwt.verify(candidate, jwt);
       return true;
     } catch (err) {
-      if (!isApiError(err)) throw err;
+      if (!isJwtError(err)) throw err;
     }
   }
   return false;
@@ -211,8 +211,8 @@ export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
         reply = await spec.handle({ ...ctx, body }, admin);
       } catch (err) {
         // Failed actions are audited too; an internal error is logged by the router, not here.
-        const status = isApiError(err) ? err.status : 500;
-        await audit(status, isApiError(err) ? err.message : 'internal error').catch((e: unknown) => ctx.log.error({ err: e }, 'admin audit write failed'));
+        const status = clientErrorStatus(err);
+        await audit(status ?? 500, status !== undefined ? (err as Error).message : 'internal error').catch((e: unknown) => ctx.log.error({ err: e }, 'admin audit write failed'));
         throw err;
       }
       await audit(reply.status, null);

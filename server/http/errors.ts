@@ -1,17 +1,10 @@
 import type { Logger } from 'pino';
 import { isPoolError } from '../crypto/errors.js';
-import { isKeyError } from '../keys/index.js';
+import { isDomainError, type ErrorKind } from '../errors.js';
 import { isStoreUnavailable } from '../store/types.js';
-import { TxnDecodeError } from '../chain/txn/errors.js';
-import { RuleError } from '../chain/rules/errors.js';
-import { ChainRequestError } from '../chain/chain.js';
-import { BlockError } from '../chain/block/errors.js';
-import { IdentityError, IdentityRequestError } from '../identity/errors.js';
-import { MessageRequestError } from '../identity/messages.js';
-import { SignTxnError } from '../identity/signTxn.js';
 
 /** HTTP statuses the API answers with on error. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 413 | 415 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 500 | 503;
 
 /** An error whose message is safe to show the client as `{"error": message}`. */
 export class ApiError extends Error {
@@ -44,25 +37,43 @@ const POOL_UNAVAILABLE = {
   POOL_WORKER_DIED: 'crypto worker failed, try again shortly',
 } as const;
 
+/** The one table from an error's kind (errors.ts) to its HTTP status. */
+export const KIND_STATUS: Readonly<Record<ErrorKind, ErrorStatus>> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  notFound: 404,
+  conflict: 409,
+  tooLarge: 413,
+  busy: 503,
+  unavailable: 503,
+  internal: 500,
+};
+
 /**
- * The one place that maps domain errors to HTTP. Unknown errors become a bare 500: their
- * message may carry internals (or worse, key material), so only the log sees them.
+ * The status an error is answered with, when it is one written for clients (ApiError or a
+ * domain error); undefined for anything else (answered 500).
+ */
+export function clientErrorStatus(err: unknown): ErrorStatus | undefined {
+  if (isApiError(err)) return err.status;
+  if (isDomainError(err) && err.kind !== 'internal') return KIND_STATUS[err.kind];
+  return undefined;
+}
+
+/** Kinds a client should retry shortly: answered with Retry-After. */
+const RETRY_KINDS: ReadonlySet<ErrorKind> = new Set(['busy', 'unavailable']);
+
+/**
+ * The one place that maps errors to HTTP. Domain errors (errors.ts) by their kind, with their
+ * message; the store and the crypto pool when they cannot answer, with a fixed message; and
+ * anything else, or an `internal` domain error, as a bare 500: its message may carry internals
+ * (or worse, key material), so only the log sees it.
  */
 export function toErrorReply(err: unknown, log: Logger): ErrorReply {
   if (isApiError(err)) return { status: err.status, message: err.message, headers: err.headers };
-  if (isKeyError(err)) return { status: 400, message: err.message, headers: {} };
-  if (
-    err instanceof IdentityError ||
-    err instanceof IdentityRequestError ||
-    err instanceof MessageRequestError ||
-    err instanceof TxnDecodeError ||
-    (err instanceof SignTxnError && err.code === 'ALREADY_SIGNED') ||
-    err instanceof RuleError ||
-    err instanceof ChainRequestError ||
-    err instanceof BlockError
-  ) {
+  if (isDomainError(err) && err.kind !== 'internal') {
     // Their messages are written for clients and never carry key material (see each module).
-    return { status: 400, message: err.message, headers: {} };
+    return { status: KIND_STATUS[err.kind], message: err.message, headers: RETRY_KINDS.has(err.kind) ? { 'Retry-After': '1' } : {} };
   }
   if (isStoreUnavailable(err)) {
     log.warn({ code: err.code, msg: err.message }, 'store unavailable');

@@ -11,7 +11,7 @@ import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo
 import { UNLIMITED_CALLER } from './authenticatedCaller.js';
 import { ApiError, toErrorReply } from './errors.js';
 import { JsonTooDeepError } from '../jsonDepth.js';
-import { parseJsonText } from './jsonText.js';
+import { parseJsonText } from '../jsonText.js';
 import type { RequestLimiter } from './rateLimit.js';
 import type { Method, Reply, Route } from './route.js';
 import type { IncomingRequest, OutgoingResponse } from './uws.js';

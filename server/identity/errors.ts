@@ -6,6 +6,7 @@
  * are secrets or stand in for them, and error messages end up in logs.
  * @module
  */
+import { DomainError } from '../errors.js';
 
 export type IdentityErrorCode =
   /**
@@ -27,13 +28,13 @@ export type IdentityErrorCode =
    */
   | 'IDENTITY_BAD_MNEMONIC';
 
-export class IdentityError extends Error {
+export class IdentityError extends DomainError {
   override readonly name = 'IdentityError';
   constructor(
-    readonly code: IdentityErrorCode,
+    override readonly code: IdentityErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, 'invalid', message);
   }
 }
 
@@ -42,6 +43,9 @@ export function isIdentityError(e: unknown): e is IdentityError {
 }
 
 /** A request the identity service refuses for what it asks (answered `{error}`, HTTP 400 on POST). */
-export class IdentityRequestError extends Error {
+export class IdentityRequestError extends DomainError {
   override readonly name = 'IdentityRequestError';
+  constructor(message: string) {
+    super('IDENTITY_REQUEST_INVALID', 'invalid', message);
+  }
 }

@@ -5,7 +5,7 @@
  * Parsing never throws: a malformed request becomes an error response that carries the
  * request's `id` whenever one could be read, so a client can match it.
  */
-import { parseJsonText } from '../http/jsonText.js';
+import { parseJsonText } from '../jsonText.js';
 
 export const IDENTITY_SERVICE = 'identity';
 

@@ -1,8 +1,9 @@
 /**
  * JWTs that authenticate a user for a public key: issued as the identity frame's `jwt` method
  * does, verified as the reference node's `ValidateJWT` does (shared/reference/node-api.md §1.1,
- * identity-and-crypto.md §4, api-spec.md §5). No HTTP here: failures are `ApiError`s, which
- * server/http/errors.ts turns into responses.
+ * identity-and-crypto.md §4, api-spec.md §5). No HTTP here: failures are `JwtError`s, whose
+ * kind (unauthorized: a bad token; forbidden: a derived key the owner did not authorize)
+ * server/http/errors.ts turns into a status.
  *
  * Every DeSo JWT is ECDSA over secp256k1 under the label `ES256` (not P-256, despite the
  * name), signature = raw r ‖ s (64 bytes), message = SHA-256 of `header.payload`.
@@ -11,7 +12,7 @@
  * error bodies end up in client logs and ours.
  * @module
  */
-import { ApiError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { assertJsonDepth } from '../jsonDepth.js';
 import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import type { CryptoService } from '../crypto/service.js';
@@ -52,6 +53,22 @@ const SIGNATURE_BYTES = 64;
 
 /** Prefix of every 401 message, as in the reference node's `ValidateJWT`. */
 const PROBLEM = 'Problem verifying JWT token: ';
+
+/** A token that does not authenticate the key it is presented for. */
+export class JwtError extends DomainError {
+  override readonly name = 'JwtError';
+  constructor(
+    override readonly code: 'JWT_INVALID' | 'JWT_DERIVED_KEY_NOT_AUTHORIZED',
+    override readonly kind: 'unauthorized' | 'forbidden',
+    message: string,
+  ) {
+    super(code, kind, message);
+  }
+}
+
+export function isJwtError(e: unknown): e is JwtError {
+  return e instanceof JwtError;
+}
 
 /** Header text exactly as the SDK and the frame write it (key order matters to byte-compare). */
 const HEADER_JSON = `{"alg":"${JWT_ALG}","typ":"JWT"}`;
@@ -175,7 +192,7 @@ export class JwtVerifier {
   /**
    * Resolves when `token` authenticates `publicKeyBase58Check`.
    * @param field - request field that held the public key, for key-decoding messages
-   * @throws {ApiError} 401 / 403 as described on the class
+   * @throws {JwtError} unauthorized (401) / forbidden (403) as described on the class
    * @throws {KeyError} when the claimed public key itself is malformed (a 400: bad request,
    *   not bad credentials)
    */
@@ -209,7 +226,7 @@ export class JwtVerifier {
     checkTimeClaims(claims, this.now());
 
     if (derived !== undefined && !(await this.authorizer.isAuthorized(owner, derived))) {
-      throw new ApiError(403, 'Derived key is not authorized');
+      throw new JwtError('JWT_DERIVED_KEY_NOT_AUTHORIZED', 'forbidden', 'Derived key is not authorized');
     }
   }
 }
@@ -300,6 +317,6 @@ function base64url(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64url');
 }
 
-function unauthorized(inner: string): ApiError {
-  return new ApiError(401, PROBLEM + inner);
+function unauthorized(inner: string): JwtError {
+  return new JwtError('JWT_INVALID', 'unauthorized', PROBLEM + inner);
 }

@@ -24,6 +24,7 @@ import { toHex as hex } from '../hex.js';
 import type { DecryptRequest } from '../crypto/pack.js';
 import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { DEFAULT_MESSAGING_KEY_NAME, messagingPrivateKey, messagingPrivateKeyFromRoot } from './keys.js';
+import { DomainError } from '../errors.js';
 
 /**
  * Most messages one `decrypt` request may carry: a frontend decrypts a page of a thread or the
@@ -55,8 +56,11 @@ export interface MessagingSecrets {
   ownerPublicKeyBase58Check: string;
 }
 
-export class MessageRequestError extends Error {
+export class MessageRequestError extends DomainError {
   override readonly name = 'MessageRequestError';
+  constructor(message: string) {
+    super('MESSAGE_REQUEST_INVALID', 'invalid', message);
+  }
 }
 
 export interface DecryptOutcome {

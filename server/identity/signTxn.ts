@@ -22,17 +22,19 @@ import { encodeDerSignature } from '../chain/txn/derSignature.js';
 /** The DER codec lives with the transaction format; re-exported for the identity service. */
 export { decodeDerSignature, encodeDerSignature } from '../chain/txn/derSignature.js';
 import { signLevelFor } from './accessLevel.js';
+import { DomainError } from '../errors.js';
 
 export type SignTxnErrorCode = 'ALREADY_SIGNED' | 'SIGN_FAILED';
 
 /** signTransaction refused or failed for a reason other than malformed transaction bytes. */
-export class SignTxnError extends Error {
+export class SignTxnError extends DomainError {
   override readonly name = 'SignTxnError';
   constructor(
-    readonly code: SignTxnErrorCode,
+    override readonly code: SignTxnErrorCode,
     message: string,
   ) {
-    super(message);
+    // A signature the crypto service failed to make is our fault, not the request's.
+    super(code, code === 'ALREADY_SIGNED' ? 'invalid' : 'internal', message);
   }
 }
 

@@ -6,6 +6,7 @@
  * public-key field must not find it in our logs. At most one offending character is quoted.
  * @module
  */
+import { DomainError } from '../errors.js';
 
 export type KeyErrorCode =
   | 'KEY_EMPTY'
@@ -15,15 +16,15 @@ export type KeyErrorCode =
   | 'KEY_BAD_LENGTH'
   | 'KEY_NOT_ON_CURVE';
 
-export class KeyError extends Error {
+export class KeyError extends DomainError {
   override readonly name = 'KeyError';
-  readonly code: KeyErrorCode;
+  override readonly code: KeyErrorCode;
   /** Request field the value came from, e.g. `PublicKeyBase58Check`. */
   readonly field: string;
 
   /** @param detail - what was expected and what was found; the field name is prepended. */
   constructor(code: KeyErrorCode, field: string, detail: string) {
-    super(`${field}: ${detail}`);
+    super(code, 'invalid', `${field}: ${detail}`);
     this.code = code;
     this.field = field;
   }

@@ -40,7 +40,7 @@ export interface MetricsSources {
   storeKind: string;
   network: string;
   chain: { tip(): Promise<{ height: bigint | number }>; mempoolSize(): Promise<number> };
-  /** Counters of the process's read cache (social/readCache.ts); null when it is off. */
+  /** Counters of the process's read cache (http/readCache.ts); null when it is off. */
   readCache?: () => { hits: number; misses: number; entries: number; bytes: number; rechecked: number; kept: number } | null;
   health: { readonly lastPingMs: number; current(): { ready: boolean } };
   minerFeed: { readonly subscribers: number; readonly rounds: number };

@@ -7,7 +7,7 @@
  */
 import type { AppDeps } from '../app.js';
 import { json, route, type Route } from '../http/route.js';
-import { answerFrame } from '../identity/transport.js';
+import { answerFrame } from '../http/identityFrames.js';
 
 export function identityRoutes(deps: AppDeps): Route[] {
   return [

@@ -14,7 +14,7 @@ import { v } from '../http/schema.js';
 import { encodePublicKey } from '../keys/index.js';
 import { dmThreadPage, groupChatPage, newMessageEntryResponse, parseStartTimestamp, partyOwners, threadHeads } from '../social/messages.js';
 import { profileEntryMap } from '../social/profileEntry.js';
-import { cachedRoute } from '../social/readCache.js';
+import { cachedRoute } from '../http/readCache.js';
 import { decodeKeyField, keyNameProblem } from './accessGroups.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { AppDeps } from '../app.js';
 import type { MinerFeed, FeedSocket } from '../chain/minerFeed.js';
 import { badRequest, toErrorReply } from '../http/errors.js';
-import { parseJsonText } from '../http/jsonText.js';
+import { parseJsonText } from '../jsonText.js';
 import { JsonTooDeepError } from '../jsonDepth.js';
 import { stringifyJson } from '../http/router.js';
 import { v } from '../http/schema.js';

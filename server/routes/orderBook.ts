@@ -14,7 +14,7 @@
  */
 import type { AppDeps } from '../app.js';
 import type { IndexedStateReader } from '../chain/state/daoCoins.js';
-import { cachedRoute, type ChainReads } from '../social/readCache.js';
+import { cachedRoute, type ChainReads } from '../http/readCache.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';

@@ -9,7 +9,7 @@
  * @module
  */
 import type { AppDeps } from '../app.js';
-import { ApiError, badRequest, isApiError, notFound } from '../http/errors.js';
+import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { empty, json, raw, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
@@ -38,14 +38,13 @@ import {
   PROFILE_ORDERS,
   userDerivedKeys,
   userMetadataResponse,
-  UsersRequestError,
   usersStateless,
   type ProfileOrder,
 } from '../social/users.js';
 import { decodeKeyOr400 } from './profiles.js';
 import { requireUserJwt } from '../http/adminAuth.js';
 import { recordReferralSignup, type ReferralSignupRefusal } from '../social/referrals.js';
-import { cachedRoute } from '../social/readCache.js';
+import { cachedRoute } from '../http/readCache.js';
 import type { CallerProof } from '../http/authenticatedCaller.js';
 
 const key = (maxLength = 200): ReturnType<typeof v.string> => v.string({ maxLength });
@@ -149,11 +148,6 @@ function readStateUpdates(updates: Record<string, number>, network: Network, pre
   return out;
 }
 
-function rethrowUsersError(e: unknown): never {
-  if (e instanceof UsersRequestError) throw new ApiError(e.status, e.message);
-  throw e;
-}
-
 /** Control characters, whitespace (Unicode too) and backslashes: browsers drop or rewrite them in URLs. */
 const UNSAFE_IN_URL = /[\u0000-\u0020\u007f-\u00a0\\\s]/u;
 
@@ -245,21 +239,17 @@ export function userRoutes(deps: AppDeps): Route[] {
             start = p.publicKey;
           }
         }
-        try {
-          return json(
-            await getProfiles(deps, state, {
-              start,
-              usernamePrefix: body.UsernamePrefix,
-              orderBy: body.OrderBy as ProfileOrder,
-              numToFetch,
-              reader,
-              fetchUsersThatHodl: body.FetchUsersThatHODL,
-              addGlobalFeedBool: body.AddGlobalFeedBool,
-            }),
-          );
-        } catch (e) {
-          rethrowUsersError(e);
-        }
+        return json(
+          await getProfiles(deps, state, {
+            start,
+            usernamePrefix: body.UsernamePrefix,
+            orderBy: body.OrderBy as ProfileOrder,
+            numToFetch,
+            reader,
+            fetchUsersThatHodl: body.FetchUsersThatHODL,
+            addGlobalFeedBool: body.AddGlobalFeedBool,
+          }),
+        );
       },
     }),
     cachedRoute(deps, {

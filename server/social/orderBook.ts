@@ -18,8 +18,16 @@ import type { IndexedStateReader } from '../chain/state/daoCoins.js';
 import { publicKeyForUsername } from '../chain/state/profiles.js';
 import type { StateReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
-import { badRequest } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
+
+/** An order-book read refused for what it asks (a key, username or cursor that is not one). */
+export class OrderBookRequestError extends DomainError {
+  override readonly name = 'OrderBookRequestError';
+  constructor(message: string) {
+    super('ORDER_BOOK_REQUEST_INVALID', 'invalid', message);
+  }
+}
 
 /** Order response of spec §2.7 (plus the reference's decimal `Price` and `Quantity`). */
 export type OrderEntryResponse = DAOCoinLimitOrderEntryResponse;
@@ -42,18 +50,18 @@ export function isNativeIdentifier(s: string, network: Network): boolean {
 /**
  * A user given as public key or username, as 33 bytes.
  * @param fail - prefix of error messages, e.g. `GetDAOCoinLimitOrders: Invalid Field: `
- * @throws {ApiError} 400 for a malformed key or a username no profile has
+ * @throws {OrderBookRequestError} for a malformed key or a username no profile has
  */
 export async function resolveUser(state: StateReader, s: string, network: Network, fail: string): Promise<Uint8Array> {
   if (USERNAME.test(s)) {
     const pk = await publicKeyForUsername(state, s);
-    if (pk === undefined) throw badRequest(`${fail}Profile with username ${s} does not exist`);
+    if (pk === undefined) throw new OrderBookRequestError(`${fail}Profile with username ${s} does not exist`);
     return pk;
   }
   try {
     return decodePublicKey(s, network, 'public key');
   } catch (e) {
-    if (isKeyError(e)) throw badRequest(`${fail}Problem decoding public key ${s}: ${e.message}`);
+    if (isKeyError(e)) throw new OrderBookRequestError(`${fail}Problem decoding public key ${s}: ${e.message}`);
     throw e;
   }
 }
@@ -112,7 +120,7 @@ export const MAX_ORDERS_PER_PAGE = 1_000;
  * coin1 with coin2, then the other), after `startAfter`, the cursor a previous page answered
  * as `next` (null: from the start; `next` null: this was the last page). A page reads its
  * orders and one book member more, whatever the size of the books.
- * @throws {ApiError} 400 for a cursor this function did not make
+ * @throws {OrderBookRequestError} for a cursor this function did not make
  */
 export async function pairOrdersPage(
   state: IndexedStateReader,
@@ -159,7 +167,7 @@ function parseCursor(cursor: string | null, fail: string): { side: number; after
   const side = cursor[0] === '0' ? 0 : cursor[0] === '1' ? 1 : -1;
   const member = cursor.slice(2);
   if (side === -1 || cursor[1] !== ':' || (member !== '' && !isBookMember(member))) {
-    throw badRequest(`${fail}StartAfter is not a cursor this node answered as NextStartAfter`);
+    throw new OrderBookRequestError(`${fail}StartAfter is not a cursor this node answered as NextStartAfter`);
   }
   return { side, after: member === '' ? undefined : member };
 }

@@ -19,9 +19,14 @@ import type { AppDeps } from '../app.js';
 import { getProfile, type ProfileRecord } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
-import { ApiError, badRequest } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import type { Store } from '../store/types.js';
 import { PROFILE_FLAGS_CHANGED, profileRecordResponse } from './profileEntry.js';
+
+/** A tutorial request refused (invalid), or one that kept losing a race (busy: retry). */
+export class TutorialError extends DomainError {
+  override readonly name = 'TutorialError';
+}
 
 /** The states of spec §3, which are also the only values `update-tutorial-status` accepts. */
 export const TUTORIAL_STATUSES = [
@@ -100,19 +105,19 @@ async function updateTutorial(store: Store, pk33: Uint8Array, change: (current: 
     const next = change(stored ?? { ...NOT_STARTED });
     if (await store.commit([{ op: 'set', key, value: next }], [{ key, equals: stored }])) return next;
   }
-  throw new ApiError(503, 'tutorial status kept changing concurrently; try again', { 'Retry-After': '1' });
+  throw new TutorialError('TUTORIAL_BUSY', 'busy', 'tutorial status kept changing concurrently; try again');
 }
 
 /**
  * `start-or-skip-tutorial`: skip sets TutorialSkipped (refused for a user who must complete the
  * tutorial, unless an admin); start sets TutorialStarted from not started, skipped or complete.
- * @throws {ApiError} 400 with the reference's messages
+ * @throws {TutorialError} with the reference's messages
  */
 export function startOrSkipTutorial(store: Store, pk33: Uint8Array, isSkip: boolean, opts: { isAdmin?: boolean } = {}): Promise<TutorialRecord> {
   return updateTutorial(store, pk33, (current) => {
-    if (isSkip && current.mustCompleteTutorial && !opts.isAdmin) throw badRequest('StartOrSkipTutorial: You are not permitted to skip the tutorial');
+    if (isSkip && current.mustCompleteTutorial && !opts.isAdmin) throw new TutorialError('TUTORIAL_SKIP_NOT_PERMITTED', 'invalid', 'StartOrSkipTutorial: You are not permitted to skip the tutorial');
     if (!isSkip && !STARTABLE_FROM.has(current.status)) {
-      throw badRequest('StartOrSkipTutorial: Can only start tutorial from empty, skipped, or completed state');
+      throw new TutorialError('TUTORIAL_BAD_STATE', 'invalid', 'StartOrSkipTutorial: Can only start tutorial from empty, skipped, or completed state');
     }
     return { ...current, status: isSkip ? 'TutorialSkipped' : 'TutorialStarted' };
   });
@@ -150,7 +155,7 @@ async function inList(store: Store, list: FeaturedList, hex: string): Promise<bo
 /**
  * admin/update-tutorial-creators: adds a creator to one list (refused when already featured in
  * either, as the reference does), or removes it from the named list.
- * @throws {ApiError} 400 when adding a creator that is already featured
+ * @throws {TutorialError} when adding a creator that is already featured
  */
 export async function setFeaturedCreator(store: Store, pk33: Uint8Array, list: FeaturedList, removal: boolean): Promise<void> {
   const hex = toHex(pk33);
@@ -160,7 +165,7 @@ export async function setFeaturedCreator(store: Store, pk33: Uint8Array, list: F
   }
   const [wellKnown, upAndComing] = await Promise.all([inList(store, 'wellKnown', hex), inList(store, 'upAndComing', hex)]);
   if (wellKnown || upAndComing) {
-    throw badRequest(`AdminUpdateTutorialCreator: cannot add creator, user already exists in ${wellKnown ? 'well known' : 'up and coming'} index`);
+    throw new TutorialError('TUTORIAL_CREATOR_EXISTS', 'invalid', `AdminUpdateTutorialCreator: cannot add creator, user already exists in ${wellKnown ? 'well known' : 'up and coming'} index`);
   }
   // The flags show in every ProfileEntryResponse: tell cached responses (PROFILE_FLAGS_VERSION).
   await store.commit([{ op: 'indexAdd', key: listKey(list), members: [hex] }, PROFILE_FLAGS_CHANGED]);

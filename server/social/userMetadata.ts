@@ -123,7 +123,7 @@ export async function updateUserMetadata(store: Store, pk33: Uint8Array, change:
       { op: next.removeEverywhere ? 'indexAdd' : 'indexRemove', key: userMetadataKeys.blacklist, members: [hex] },
       { op: next.removeFromLeaderboard ? 'indexAdd' : 'indexRemove', key: userMetadataKeys.graylist, members: [hex] },
     );
-    // IsBlacklisted / IsGraylisted show in cached profile answers (social/readCache.ts).
+    // IsBlacklisted / IsGraylisted show in cached profile answers (http/readCache.ts).
     if (Boolean(stored?.removeEverywhere) !== next.removeEverywhere || Boolean(stored?.removeFromLeaderboard) !== next.removeFromLeaderboard) ops.push(PROFILE_FLAGS_CHANGED);
     if (await store.commit(ops, guards)) return next;
   }

@@ -28,17 +28,15 @@ import { extraDataMap, profileRecordResponse } from './profileEntry.js';
 import { transactionSpendingLimitResponse } from './spendingLimitResponse.js';
 import { getTutorialState } from './tutorial.js';
 import { blockedKeysHex, getUserMetadata, moderationFlags } from './userMetadata.js';
+import { DomainError } from '../errors.js';
 
 const b58 = (pk: Uint8Array, network: Network): string => encodePublicKey(pk, network);
 
 /** A refused request: the route answers it as 400 (or `status`) with this message. */
-export class UsersRequestError extends Error {
+export class UsersRequestError extends DomainError {
   override readonly name = 'UsersRequestError';
-  constructor(
-    message: string,
-    readonly status: 400 | 404 = 400,
-  ) {
-    super(message);
+  constructor(message: string) {
+    super('USERS_REQUEST_INVALID', 'invalid', message);
   }
 }
 

@@ -101,7 +101,7 @@ async function change(store: Store, c: VerificationChange, isRemoval: boolean): 
       if (grantsThisKey) ops.push({ op: 'set', key, value: lower });
       else if (flags[j] === lower) ops.push({ op: 'del', key });
     });
-    // IsVerified shows in cached profile answers (social/readCache.ts).
+    // IsVerified shows in cached profile answers (http/readCache.ts).
     ops.push(PROFILE_FLAGS_CHANGED);
     if (await store.commit(ops, guards)) return;
   }

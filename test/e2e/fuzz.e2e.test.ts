@@ -994,7 +994,7 @@ describe('regressions found by this fuzzer', () => {
   const rawPost = (path: string, text: string): Promise<Res> => send(n, { method: 'POST', path: `/api/v0/${path}`, body: text, contentType: 'application/json' });
 
   it('an unpaired surrogate (a \\u escape) reads as U+FFFD, as in Go: a username made of one is a 400, not a 500', async () => {
-    // Both were 500s: the lone surrogate reached a store key (server/http/jsonText.ts).
+    // Both were 500s: the lone surrogate reached a store key (server/jsonText.ts).
     const cases: Array<[string, string]> = [
       ['transfer-dao-coin', `{"SenderPublicKeyBase58Check":"${user.pk}","ProfilePublicKeyBase58CheckOrUsername":"\\ud800","ReceiverPublicKeyBase58CheckOrUsername":"${n.miner.pk}","DAOCoinToTransferNanos":"1","MinFeeRateNanosPerKB":1000}`],
       ['cancel-dao-coin-limit-order', `{"TransactorPublicKeyBase58Check":"\\ud800","CancelOrderID":"","MinFeeRateNanosPerKB":0}`],

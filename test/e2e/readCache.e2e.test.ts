@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sharedReadCache } from '../../server/social/readCache.js';
+import { sharedReadCache } from '../../server/http/readCache.js';
 import { dmBody, keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 

@@ -1,10 +1,10 @@
-// server/http/jsonText.ts: client JSON read as Go's encoding/json reads it, unpaired UTF-16
+// server/jsonText.ts: client JSON read as Go's encoding/json reads it, unpaired UTF-16
 // surrogates becoming U+FFFD (found by test/e2e/fuzz.e2e.test.ts: they reached store keys);
 // server/jsonDepth.ts: nesting bounded before JSON.parse.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { parseJsonText } from '../../server/http/jsonText.js';
+import { parseJsonText } from '../../server/jsonText.js';
 import { assertJsonDepth, JsonTooDeepError, MAX_JSON_DEPTH } from '../../server/jsonDepth.js';
 
 const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

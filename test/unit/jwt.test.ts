@@ -3,7 +3,8 @@ import { after, describe, it } from 'node:test';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
-import { ApiError } from '../../server/http/errors.js';
+import { clientErrorStatus } from '../../server/http/errors.js';
+import { JwtError } from '../../server/identity/jwt.js';
 import {
   DEFAULT_JWT_LIFETIME_SECONDS,
   issueJwt,
@@ -52,11 +53,11 @@ function verifier(now: number, derivedKeyAuthorizer: DerivedKeyAuthorizer = NO_D
   return new JwtVerifier(crypto, { network: 'mainnet', derivedKeyAuthorizer, nowSeconds: () => now });
 }
 
-/** Asserts an ApiError with this status whose message matches; never a plain crash. */
+/** Asserts a JwtError answered with this status whose message matches; never a plain crash. */
 async function rejects(p: Promise<unknown>, status: number, message: RegExp | string): Promise<void> {
   await assert.rejects(p, (e: unknown) => {
-    assert.ok(e instanceof ApiError, `expected ApiError, got ${String(e)}`);
-    assert.equal(e.status, status, e.message);
+    assert.ok(e instanceof JwtError, `expected JwtError, got ${String(e)}`);
+    assert.equal(clientErrorStatus(e), status, e.message);
     if (typeof message === 'string') assert.equal(e.message, message);
     else assert.match(e.message, message);
     return true;
@@ -274,8 +275,8 @@ describe('JWT: refusals', () => {
     ];
     for (const [token, message] of cases) {
       await assert.rejects(v.verify(pubA, token), (e: unknown) => {
-        assert.ok(e instanceof ApiError, `ApiError for ${message}`);
-        assert.equal(e.status, 401);
+        assert.ok(e instanceof JwtError, `JwtError for ${message}`);
+        assert.equal(clientErrorStatus(e), 401);
         assert.match(e.message, message);
         assert.ok(token.length < 8 || !e.message.includes(token.slice(0, 8)), `message does not echo the token: ${e.message}`);
         return true;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FreshRead } from '../../server/store/freshRead.js';
 import { json, type Reply, type Route, type RouteContext } from '../../server/http/route.js';
-import { fingerprint, ReadCache, type CachePoint, type ChainReads, type PointReader, type StateRead } from '../../server/social/readCache.js';
+import { fingerprint, ReadCache, type CachePoint, type ChainReads, type PointReader, type StateRead } from '../../server/http/readCache.js';
 
 /** Reads of these keys, with nothing to compare later (as reads of mined state are kept). */
 const keys = (...ks: string[]): StateRead[] => ks.map((key) => ({ key }));
@@ -352,7 +352,7 @@ describe('cachedRoute', () => {
    * `write(key, value)` changes state the way an admission would (new mempool version, that key changed).
    */
   const makeRoute = async (replies?: Reply[]) => {
-    const { cachedRoute } = await import('../../server/social/readCache.js');
+    const { cachedRoute } = await import('../../server/http/readCache.js');
     const values = new Map<string, number>([['a', 1], ['b', 2]]);
     let calls = 0;
     let version = 1;

@@ -73,7 +73,7 @@ describe('resolving coins and users', () => {
     assert.deepEqual(await resolveCoin(reader, 'ALICE_1', 'testnet', 'P: '), creator);
     assert.deepEqual(await resolveCoin(reader, '', 'testnet', 'P: '), DESO_COIN);
     assert.deepEqual(await resolveUser(reader, encodePublicKey(transactor, 'testnet'), 'testnet', 'P: '), transactor);
-    await assert.rejects(resolveUser(reader, 'bob', 'testnet', 'P: '), /^ApiError: P: Profile with username bob does not exist$/);
-    await assert.rejects(resolveUser(reader, encodePublicKey(transactor, 'mainnet'), 'testnet', 'P: '), /^ApiError: P: Problem decoding public key BC1/);
+    await assert.rejects(resolveUser(reader, 'bob', 'testnet', 'P: '), /^OrderBookRequestError: P: Profile with username bob does not exist$/);
+    await assert.rejects(resolveUser(reader, encodePublicKey(transactor, 'mainnet'), 'testnet', 'P: '), /^OrderBookRequestError: P: Problem decoding public key BC1/);
   });
 });

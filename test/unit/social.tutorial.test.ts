@@ -52,7 +52,7 @@ describe('startOrSkipTutorial', () => {
       if (startable.has(from)) {
         assert.equal((await startOrSkipTutorial(store, user, false)).status, 'TutorialStarted');
       } else {
-        await assert.rejects(startOrSkipTutorial(store, user, false), /^ApiError: StartOrSkipTutorial: Can only start tutorial from empty, skipped, or completed state$/);
+        await assert.rejects(startOrSkipTutorial(store, user, false), /^TutorialError: StartOrSkipTutorial: Can only start tutorial from empty, skipped, or completed state$/);
         assert.equal((await getTutorialState(store, user)).status, from, 'a refused start changes nothing');
       }
       const skipper = await userAt(from);

@@ -3,6 +3,7 @@
  * One class with a machine-readable `code`; the message says what was wrong and where.
  * @module
  */
+import { DomainError } from '../../errors.js';
 
 export type BlockErrorCode =
   /** A header is not exactly 100 bytes. */
@@ -24,13 +25,13 @@ export type BlockErrorCode =
   /** Chain parameters that cannot work (e.g. zero block time, retarget window shorter than a block). */
   | 'PARAMS';
 
-export class BlockError extends Error {
+export class BlockError extends DomainError {
   override readonly name = 'BlockError';
   constructor(
-    readonly code: BlockErrorCode,
+    override readonly code: BlockErrorCode,
     message: string,
   ) {
-    super(message);
+    super(code, 'invalid', message);
   }
 }
 

@@ -7,15 +7,16 @@
  * A rule error code: core's name for the failure (`RuleErrorInsufficientBalance`,
  * `RuleErrorAccessGroupDoesNotExist`, …). Each rule module names its own codes.
  */
+import { DomainError } from '../../errors.js';
 export type RuleErrorCode = `RuleError${string}`;
 
-export class RuleError extends Error {
+export class RuleError extends DomainError {
   override readonly name = 'RuleError';
   constructor(
-    readonly code: RuleErrorCode,
+    override readonly code: RuleErrorCode,
     detail: string,
   ) {
-    super(`${code}: ${detail}`);
+    super(code, 'invalid', `${code}: ${detail}`);
   }
 }
 

@@ -29,11 +29,11 @@ import type { AppDeps } from '../app.js';
 import type { PendingPoint } from '../chain/chain.js';
 import { FreshRead } from '../store/freshRead.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
-import { stringifyJson } from '../http/router.js';
-import { raw, type Reply, type Route, type RouteContext } from '../http/route.js';
+import { stringifyJson } from './router.js';
+import { raw, type Reply, type Route, type RouteContext } from './route.js';
 import { encodeValue } from '../store/codec.js';
 import type { IndexRange } from '../store/types.js';
-import { PROFILE_FLAGS_VERSION } from './profileEntry.js';
+import { PROFILE_FLAGS_VERSION } from '../social/profileEntry.js';
 
 /** Keys longer than this (large bodies) are not cached: they are rare and would crowd out the rest. */
 const MAX_KEY_CHARS = 4096;

@@ -5,9 +5,9 @@
  * @module
  */
 import type { Logger } from 'pino';
-import { toErrorReply } from '../http/errors.js';
-import { errorResponse, parseFrame, parseFrameValue, type IdentityResponse } from './frames.js';
-import type { IdentityService } from './service.js';
+import { toErrorReply } from './errors.js';
+import { errorResponse, parseFrame, parseFrameValue, type IdentityResponse } from '../identity/frames.js';
+import type { IdentityService } from '../identity/service.js';
 
 export interface FrameAnswer {
   /** 200 for an answer (including `approvalRequired`), 4xx/5xx for a refusal or failure. */

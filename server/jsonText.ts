@@ -6,7 +6,7 @@
  * or access group name made of it turned a request into a 500.
  * @module
  */
-import { assertJsonDepth } from '../jsonDepth.js';
+import { assertJsonDepth } from './jsonDepth.js';
 
 /** A `\u` escape of a surrogate (D800–DFFF) anywhere in the text: the cheap pre-check. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
