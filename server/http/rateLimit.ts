@@ -9,8 +9,8 @@
  * `{"error": …}` with `Retry-After` in whole seconds (at least 1). The WebSockets and identity
  * logins take from a class by address with `checkClass` (socketLimits.ts, identity transport).
  *
- * - Classes and their limits: rateClasses.ts (`--rate-limits`). `GET /health-check` and
- *   `GET /metrics` are never limited: probes and scrapes must not be refused.
+ * - Classes and their limits: rateClasses.ts (`--rate-limits`). `GET /health-check`,
+ *   `GET /health-live` and `GET /metrics` are never limited: probes and scrapes must not be refused.
  * - A public key's bucket is taken only after authentication as that key: a key a request
  *   merely names (the updater of an unsigned transaction to construct, an `AdminPublicKey`
  *   with a junk JWT) proves nothing, and taking its bucket would let anyone lock its owner
@@ -31,7 +31,7 @@ import { ApiError } from './errors.js';
 import type { Route } from './route.js';
 import type { BucketSpec, RateClass, RateLimits } from './rateClasses.js';
 
-const EXEMPT_PATHS = new Set(['/health-check', '/metrics']);
+const EXEMPT_PATHS = new Set(['/health-check', '/health-live', '/metrics']);
 const MINER_PATHS = new Set(['/get-block-template', '/submit-block']);
 
 /** The class of a route, or null when it is never limited. */

@@ -72,6 +72,7 @@ describe('rateClassOf', () => {
       [r('POST', '/submit-block'), 'miner'],
       [r('POST', '/admin/get-all-referral-info-for-user'), 'admin'],
       [r('GET', '/health-check'), null],
+      [r('GET', '/health-live'), null],
       [r('GET', '/metrics'), null],
     ];
     for (const [rt, cls] of cases) assert.equal(rateClassOf(rt), cls, rt.path);
