@@ -8,6 +8,7 @@ import { decodePublicKey, encodePublicKey, isKeyError, type Network } from './ke
 import { redactRedisUrl } from './store/redis.js';
 import { redisUrlProblem } from './store/redisUrl.js';
 import { DEFAULT_RATE_LIMITS, parseRateLimits } from './http/rateClasses.js';
+import { CidrList } from './http/ipAddress.js';
 import { helpText, unknownFlagMessage, type CommandSpec, type FlagSpec } from './cli.js';
 
 export type { Network };
@@ -57,6 +58,7 @@ export interface Config {
   metrics: boolean;
   rateLimits: string;
   rateLimitLoopback: boolean;
+  trustProxy: string[];
   maxSocketsPerAddress: number;
 }
 
@@ -183,7 +185,9 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'rateLimits', flag: 'rate-limits', env: 'RATE_LIMITS', kind: { type: 'string' }, default: DEFAULT_RATE_LIMITS,
     doc: 'Token buckets per client address (and per authenticated public key on non-read routes), shared by all processes through the store: comma-separated class=capacity/refillPerSec or class=off, classes read, write, identity, miner, admin, login; unnamed classes keep their defaults; `off` turns all off. Over the limit: 429 with Retry-After.' },
   { key: 'rateLimitLoopback', flag: 'rate-limit-loopback', env: 'RATE_LIMIT_LOOPBACK', kind: { type: 'bool' }, default: false,
-    doc: 'Also rate-limit loopback clients (127.0.0.0/8, ::1), and cap their WebSockets; by default they are exempt.' },
+    doc: 'Also rate-limit loopback clients (127.0.0.0/8, ::1), and cap their WebSockets; by default they are exempt unless --trust-proxy is set.' },
+  { key: 'trustProxy', flag: 'trust-proxy', env: 'TRUST_PROXY', kind: { type: 'list' }, default: [],
+    doc: 'Comma-separated addresses or CIDR blocks (10.0.0.0/8, 127.0.0.1, fd00::/8) of reverse proxies in front of the node. A request whose TCP peer is one of them is taken to come from the rightmost address of X-Forwarded-For (else of Forwarded: for=) that is not one of them, for rate limits and socket caps; any other peer\'s headers are ignored. When set, loopback clients are limited too.' },
   { key: 'maxSocketsPerAddress', flag: 'max-sockets-per-address', env: 'MAX_SOCKETS_PER_ADDRESS', kind: { type: 'int', min: 0, max: 1_000_000 }, default: 32,
     doc: 'Open WebSockets (identity and miner together) one client address (IPv6: per /64) may hold in each server process; more are refused with 429. 0 = no cap.' },
 ];
@@ -306,6 +310,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     parseRateLimits(config.rateLimits);
   } catch (err) {
     throw new ConfigError(`--rate-limits (RATE_LIMITS): ${(err as Error).message}`);
+  }
+  try {
+    CidrList.parse(config.trustProxy);
+  } catch (err) {
+    throw new ConfigError(`--trust-proxy (TRUST_PROXY): ${(err as Error).message}`);
   }
   if (config.minerPublicKey !== undefined) {
     config.minerPublicKey = normalizeKey(OPTIONS.find((o) => o.key === 'minerPublicKey')!, config.minerPublicKey, config.network);
