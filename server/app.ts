@@ -45,11 +45,15 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
 }
 
-/** The one limiter of a process, from `--rate-limits` and `--rate-limit-loopback`. */
+/**
+ * The one limiter of a process, from `--rate-limits`, `--rate-limit-loopback` and
+ * `--trust-proxy` (behind a trusted proxy, loopback is no longer exempt: on the same host it is
+ * the proxy itself, and exempting it would exempt every client).
+ */
 export function createRateLimiter(deps: Pick<AppDeps, 'config' | 'store' | 'log' | 'metrics'>): RateLimiter {
   return new RateLimiter({
     limits: parseRateLimits(deps.config.rateLimits),
-    limitLoopback: deps.config.rateLimitLoopback,
+    limitLoopback: deps.config.rateLimitLoopback || deps.config.trustProxy.length > 0,
     store: deps.store,
     log: deps.log,
     metrics: deps.metrics?.rateLimits,

@@ -8,6 +8,8 @@ import { decodePublicKey, encodePublicKey, isKeyError, type Network } from './ke
 import { redactRedisUrl } from './store/redis.js';
 import { redisUrlProblem } from './store/redisUrl.js';
 import { DEFAULT_RATE_LIMITS, parseRateLimits } from './http/rateClasses.js';
+import { CidrList } from './http/ipAddress.js';
+import { helpText, unknownFlagMessage, type CommandSpec, type FlagSpec } from './cli.js';
 
 export type { Network };
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -56,6 +58,7 @@ export interface Config {
   metrics: boolean;
   rateLimits: string;
   rateLimitLoopback: boolean;
+  trustProxy: string[];
   maxSocketsPerAddress: number;
 }
 
@@ -182,7 +185,9 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'rateLimits', flag: 'rate-limits', env: 'RATE_LIMITS', kind: { type: 'string' }, default: DEFAULT_RATE_LIMITS,
     doc: 'Token buckets per client address (and per authenticated public key on non-read routes), shared by all processes through the store: comma-separated class=capacity/refillPerSec or class=off, classes read, write, identity, miner, admin, login; unnamed classes keep their defaults; `off` turns all off. Over the limit: 429 with Retry-After.' },
   { key: 'rateLimitLoopback', flag: 'rate-limit-loopback', env: 'RATE_LIMIT_LOOPBACK', kind: { type: 'bool' }, default: false,
-    doc: 'Also rate-limit loopback clients (127.0.0.0/8, ::1), and cap their WebSockets; by default they are exempt.' },
+    doc: 'Also rate-limit loopback clients (127.0.0.0/8, ::1), and cap their WebSockets; by default they are exempt unless --trust-proxy is set.' },
+  { key: 'trustProxy', flag: 'trust-proxy', env: 'TRUST_PROXY', kind: { type: 'list' }, default: [],
+    doc: 'Comma-separated addresses or CIDR blocks (10.0.0.0/8, 127.0.0.1, fd00::/8) of reverse proxies in front of the node. A request whose TCP peer is one of them is taken to come from the rightmost address of X-Forwarded-For (else of Forwarded: for=) that is not one of them, for rate limits and socket caps; any other peer\'s headers are ignored. When set, loopback clients are limited too.' },
   { key: 'maxSocketsPerAddress', flag: 'max-sockets-per-address', env: 'MAX_SOCKETS_PER_ADDRESS', kind: { type: 'int', min: 0, max: 1_000_000 }, default: 32,
     doc: 'Open WebSockets (identity and miner together) one client address (IPv6: per /64) may hold in each server process; more are refused with 429. 0 = no cap.' },
 ];
@@ -268,7 +273,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     const name = arg.slice(2, eq === -1 ? undefined : eq);
     const negated = name.startsWith('no-') && BY_FLAG.get(name.slice(3))?.kind.type === 'bool';
     const o = BY_FLAG.get(negated ? name.slice(3) : name);
-    if (!o) throw new ConfigError(`unknown option --${name}; see README "Configuration"`);
+    if (!o) throw new ConfigError(unknownFlagMessage(name, [...OPTIONS.map((x) => x.flag), 'help', 'version']));
     if (eq !== -1) {
       raw.set(o, arg.slice(eq + 1));
     } else if (o.kind.type === 'bool') {
@@ -306,6 +311,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
   } catch (err) {
     throw new ConfigError(`--rate-limits (RATE_LIMITS): ${(err as Error).message}`);
   }
+  try {
+    CidrList.parse(config.trustProxy);
+  } catch (err) {
+    throw new ConfigError(`--trust-proxy (TRUST_PROXY): ${(err as Error).message}`);
+  }
   if (config.minerPublicKey !== undefined) {
     config.minerPublicKey = normalizeKey(OPTIONS.find((o) => o.key === 'minerPublicKey')!, config.minerPublicKey, config.network);
   }
@@ -338,3 +348,73 @@ export function redactConfig(config: Config): Record<string, unknown> {
   return out;
 }
 
+
+/** How `--help` shows an option's value: its range, choices or shape. */
+function valueShape(k: Kind): string | undefined {
+  switch (k.type) {
+    case 'int':
+      return k.max === MAX_SAFE ? `integer ≥ ${k.min}` : `integer ${k.min}..${k.max}`;
+    case 'enum':
+      return k.values.join('|');
+    case 'list':
+      return 'a,b,…';
+    case 'url':
+      return 'url';
+    case 'string':
+      return 'text';
+    case 'bool':
+      return undefined;
+  }
+}
+
+/** A default as `--help` and README show it. */
+function defaultShown(o: OptionSpec): string {
+  const d = o.default;
+  if (d === undefined) return '(unset)';
+  if (Array.isArray(d)) return d.length === 0 ? '(empty)' : d.join(',');
+  if (d === '') return '(empty)';
+  return String(d);
+}
+
+/** The node's command line for `--help`, generated from OPTIONS. */
+export const NODE_COMMAND: CommandSpec = {
+  name: 'social-node',
+  usage: 'npm start -- [options]   (or: node --import tsx server/main.ts [options])',
+  summary:
+    'A social-blockchain node and identity service, wire-compatible with DeSo: the node HTTP API under /api/v0/. ' +
+    'Every option is a flag (--name value or --name=value) and an environment variable; the flag wins. ' +
+    'Booleans take --name, --no-name or --name=true|false (env: 1/0, true/false, yes/no, on/off). ' +
+    'An invalid or unknown option stops the node with exit code 2.',
+  flags: OPTIONS.map((o): FlagSpec => {
+    const value = valueShape(o.kind);
+    return {
+      name: o.flag,
+      ...(value === undefined ? {} : { value }),
+      env: o.env,
+      default: defaultShown(o),
+      doc: o.doc,
+    };
+  }),
+  notes: 'README "Configuration" has the same table; README "Security" says what a public node must set.',
+};
+
+/** The node's `--help` text. */
+export function nodeHelpText(): string {
+  return helpText(NODE_COMMAND);
+}
+
+/**
+ * Whether `argv` asks for help (`--help`, `-h`) or the version (`--version`) instead of a run,
+ * read with loadConfig's grammar (a value never starts with `--`, so neither is ever a value).
+ */
+export function requestedAction(argv: readonly string[]): 'help' | 'version' | null {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--version') return 'version';
+    const o = arg.startsWith('--') && !arg.includes('=') ? BY_FLAG.get(arg.slice(2)) : undefined;
+    // A non-boolean flag without `=` takes the next argument as its value.
+    if (o !== undefined && o.kind.type !== 'bool' && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) i++;
+  }
+  return null;
+}

@@ -1,9 +1,11 @@
 /**
  * Entry point: `npm start -- [options]`. Reads the config, then either runs one server process
- * or supervises `--processes N` of them on the same port.
+ * or supervises `--processes N` of them on the same port. `--help` prints every option (from
+ * config.ts's table), `--version` the package version.
  */
 import { CHILD_ENV, supervise, type ChildMessage } from './cluster/supervisor.js';
-import { ConfigError, loadConfig, redactConfig, type Config } from './config.js';
+import { PACKAGE_VERSION } from './cli.js';
+import { ConfigError, loadConfig, nodeHelpText, redactConfig, requestedAction, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { startNode, StartupError, type RunningNode } from './node.js';
 
@@ -56,11 +58,17 @@ async function runServerProcess(config: Config): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const action = requestedAction(argv);
+  if (action !== null) {
+    process.stdout.write(action === 'help' ? nodeHelpText() : `${PACKAGE_VERSION}\n`);
+    process.exit(0);
+  }
   let config: Config;
   try {
-    config = loadConfig(process.argv.slice(2));
+    config = loadConfig(argv);
   } catch (err) {
-    if (err instanceof ConfigError) fail(`invalid configuration: ${err.message}`);
+    if (err instanceof ConfigError) fail(`invalid configuration: ${err.message}; see --help`);
     throw err;
   }
   if (config.processes > 1 && process.env[CHILD_ENV] === undefined) {

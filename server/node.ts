@@ -15,6 +15,7 @@ import { NodeMetrics } from './metrics/nodeMetrics.js';
 import { toErrorReply } from './http/errors.js';
 import { stringifyJson } from './http/router.js';
 import { SocketLimits } from './http/socketLimits.js';
+import { ClientAddresses } from './http/clientAddress.js';
 import { listen, loadUws, serve, serveWebSocket } from './http/uws.js';
 import { createIdentity } from './identity/index.js';
 import { chainDerivedKeyAuthorizer } from './identity/jwt.js';
@@ -165,6 +166,8 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     inFlight--;
     if (inFlight === 0) drained?.();
   };
+  // Clients behind the proxies of --trust-proxy: the address they report, for limits and caps.
+  const clientAddress = ClientAddresses.fromConfig(config.trustProxy);
   // Sockets per address, browser origins and per-message rate limits of both socket endpoints.
   const socketLimits = new SocketLimits({ maxPerAddress: config.maxSocketsPerAddress, corsOrigins: config.corsOrigins, limiter: rateLimiter });
   // The identity API's WebSocket, at the same paths as its POST route.
@@ -177,6 +180,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     },
     refusedReply: refusedFrame,
     gate: socketLimits.gate('identity'),
+    clientAddress,
     onStart,
     onSettled,
     upgradeHeaders: [['X-Node-Process', processId]],
@@ -189,6 +193,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     onClose: (socket) => minerFeed.unsubscribe(socket),
     refusedReply: refusedMinerMessage,
     gate: socketLimits.gate('miner'),
+    clientAddress,
     onStart,
     onSettled,
     upgradeHeaders: [['X-Node-Process', processId]],
@@ -196,6 +201,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   serve(app, (req) => router.dispatch(req), {
     maxBodyBytes: config.maxBodyBytes,
     closeConnections: () => closing !== undefined,
+    clientAddress,
     onStart,
     onSettled,
     onInternalError: (err) => {

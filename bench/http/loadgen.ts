@@ -9,7 +9,8 @@
  *
  * (`--bodies-file bodies.json` instead of `--body` sends a JSON array's bodies in turn;
  * `--requests-file mix.json` sends a JSON array of {path, method?, body?, label?} in turn, a
- * mixed workload over several routes, with latencies reported per label too)
+ * mixed workload over several routes, with latencies reported per label too; `--help` lists
+ * every option, and an unknown one exits 2)
  *
  * prints one JSON line: { requests, errors, non2xx, reconnects, reqPerSec, p50ms, p99ms, maxMs, cpuPct, byLabel? }.
  * Only responses completed inside the measured window (after the warm-up) count.
@@ -18,6 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { exitWithUsageError, runCommandLine, UsageError, type CommandSpec } from '../../server/cli.js';
 
 export interface LoadOptions {
   port: number;
@@ -445,42 +447,76 @@ function bodiesFile(path: string | undefined): string[] | undefined {
   return list.map((b) => (typeof b === 'string' ? b : JSON.stringify(b)));
 }
 
-function parseArgs(argv: readonly string[]): LoadOptions {
-  const get = (name: string): string | undefined => {
-    const i = argv.indexOf(`--${name}`);
-    return i === -1 ? undefined : argv[i + 1];
-  };
-  const int = (name: string, def: number | undefined): number | undefined => {
-    const raw = get(name);
-    if (raw === undefined) return def;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got ${raw}`);
+export const LOADGEN_COMMAND: CommandSpec = {
+  name: 'loadgen',
+  usage: 'node --import tsx bench/http/loadgen.ts --port N [options]',
+  summary:
+    'A closed-loop HTTP/1.1 load generator on keep-alive sockets: each connection has one request in flight. ' +
+    'Prints one JSON line: requests, errors, non2xx, reconnects, reqPerSec, p50ms, p99ms, maxMs, cpuPct (this process), ' +
+    'byLabel (--requests-file with labels); only responses completed in the measured window count. ' +
+    'Writes "loadgen: measure-start" and "loadgen: measure-end" to stderr as the window opens and closes.',
+  flags: [
+    { name: 'port', value: 'N', required: true, doc: 'Port of the server under test.' },
+    { name: 'host', value: 'address', default: '127.0.0.1', doc: 'Host of the server under test.' },
+    { name: 'path', value: 'path', default: '/', doc: 'Request path (with its query).' },
+    { name: 'method', value: 'METHOD', default: 'GET', doc: 'Request method.' },
+    { name: 'body', value: 'text', doc: 'Request body (sent with Content-Type and Content-Length).' },
+    { name: 'bodies-file', value: 'file.json', doc: "A JSON array of bodies sent in turn across all connections (objects are stringified); overrides --body." },
+    {
+      name: 'requests-file',
+      value: 'file.json',
+      doc: 'A JSON array of {path, method?, body?, label?} sent in turn: a mixed workload, with latencies per label too; overrides --path, --method, --body and --bodies-file.',
+    },
+    { name: 'content-type', value: 'type', default: 'application/json', doc: 'Content-Type of requests with a body.' },
+    { name: 'connections', value: 'N', default: '32', doc: 'Connections, each with one request in flight.' },
+    { name: 'duration-ms', value: 'N', default: '3000', doc: 'Measured window.' },
+    { name: 'warmup-ms', value: 'N', default: '500', doc: 'Load before the measured window, not counted.' },
+  ],
+};
+
+/** The options of a command line; throws UsageError on a bad value. */
+export function loadOptionsOf(values: Record<string, string | boolean | undefined>): LoadOptions {
+  const text = (name: string): string | undefined => values[name] as string | undefined;
+  const int = (name: string, min: number): number => {
+    const raw = text(name)!;
+    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(raw)}`);
     return n;
   };
-  const port = int('port', undefined);
-  if (port === undefined || port === 0) throw new Error('--port is required');
+  if (text('port') === undefined) throw new UsageError('--port is required');
+  let bodies: string[] | undefined;
+  let requests: LoadRequest[] | undefined;
+  try {
+    bodies = bodiesFile(text('bodies-file'));
+    requests = requestsFile(text('requests-file'));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const port = int('port', 1);
+  if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   return {
     port,
-    host: get('host'),
-    path: get('path'),
-    method: get('method'),
-    body: get('body'),
-    bodies: bodiesFile(get('bodies-file')),
-    requests: requestsFile(get('requests-file')),
-    contentType: get('content-type'),
-    connections: int('connections', undefined),
-    durationMs: int('duration-ms', undefined),
-    warmupMs: int('warmup-ms', undefined),
+    host: text('host'),
+    path: text('path'),
+    method: text('method'),
+    body: text('body'),
+    bodies,
+    requests,
+    contentType: text('content-type'),
+    connections: int('connections', 1),
+    durationMs: int('duration-ms', 1),
+    warmupMs: int('warmup-ms', 0),
   };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values } = runCommandLine(LOADGEN_COMMAND);
   let opts: LoadOptions;
   try {
-    opts = parseArgs(process.argv.slice(2));
+    opts = loadOptionsOf(values);
   } catch (err) {
-    process.stderr.write(`loadgen: ${(err as Error).message}\n`);
-    process.exit(2);
+    if (err instanceof UsageError) exitWithUsageError(LOADGEN_COMMAND.name, err.message);
+    throw err;
   }
   const result = await runLoad({
     ...opts,

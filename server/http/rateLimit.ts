@@ -9,17 +9,19 @@
  * `{"error": …}` with `Retry-After` in whole seconds (at least 1). The WebSockets and identity
  * logins take from a class by address with `checkClass` (socketLimits.ts, identity transport).
  *
- * - Classes and their limits: rateClasses.ts (`--rate-limits`). `GET /health-check` and
- *   `GET /metrics` are never limited: probes and scrapes must not be refused.
+ * - Classes and their limits: rateClasses.ts (`--rate-limits`). `GET /health-check`,
+ *   `GET /health-live` and `GET /metrics` are never limited: probes and scrapes must not be refused.
  * - A public key's bucket is taken only after authentication as that key: a key a request
  *   merely names (the updater of an unsigned transaction to construct, an `AdminPublicKey`
  *   with a junk JWT) proves nothing, and taking its bucket would let anyone lock its owner
  *   out. Routes without authentication are limited by address only.
- * - Loopback clients (127.0.0.0/8, ::1) are exempt unless `--rate-limit-loopback` is set.
+ * - Loopback clients (127.0.0.0/8, ::1) are exempt unless `--rate-limit-loopback` or
+ *   `--trust-proxy` is set: behind a proxy on the same host, loopback is the proxy, or a
+ *   client whose headers name no one else.
  * - IPv6 clients are counted per /64, the block one subscriber usually gets: per address,
  *   one host could rotate through 2^64 addresses.
- * - The address is the TCP peer: behind a reverse proxy every client shares the proxy's bucket
- *   (X-Forwarded-For is not trusted).
+ * - The address is the client's as clientAddress.ts resolves it: the TCP peer, or behind a
+ *   proxy listed in `--trust-proxy` the address that proxy reports.
  * - When the store fails, requests are let through (fail open): a store outage already shows
  *   in health-check; refusing every request as well would turn it into a full outage. The
  *   first failure is logged, and each one counted in socialnode_rate_limit_store_errors_total.
@@ -28,10 +30,11 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/types.js';
 import { ApiError } from './errors.js';
+import { ipv6Hextets } from './ipAddress.js';
 import type { Route } from './route.js';
 import type { BucketSpec, RateClass, RateLimits } from './rateClasses.js';
 
-const EXEMPT_PATHS = new Set(['/health-check', '/metrics']);
+const EXEMPT_PATHS = new Set(['/health-check', '/health-live', '/metrics']);
 const MINER_PATHS = new Set(['/get-block-template', '/submit-block']);
 
 /** The class of a route, or null when it is never limited. */
@@ -43,35 +46,6 @@ export function rateClassOf(route: Pick<Route, 'method' | 'path'>): RateClass | 
   if (MINER_PATHS.has(path)) return 'miner';
   if (method === 'GET' || path.startsWith('/get-') || path.startsWith('/check-')) return 'read';
   return 'write';
-}
-
-/** The eight hextets of an IPv6 address in any textual form (uWS writes all 8, padded). */
-function ipv6Hextets(addr: string): number[] | null {
-  let text = addr;
-  const tail: number[] = [];
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4) {
-    const b = v4.slice(1).map(Number);
-    if (b.some((x) => x > 255)) return null;
-    tail.push((b[0]! << 8) | b[1]!, (b[2]! << 8) | b[3]!);
-    // '::ffff:1.2.3.4' → '::ffff', '::1.2.3.4' → '::'.
-    text = text.slice(0, v4.index);
-    if (!text.endsWith(':')) return null;
-    if (!text.endsWith('::')) text = text.slice(0, -1);
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const parse = (s: string): number[] | null => {
-    if (s === '') return [];
-    const parts = s.split(':').map((h) => (/^[0-9a-f]{1,4}$/i.test(h) ? parseInt(h, 16) : NaN));
-    return parts.some(Number.isNaN) ? null : parts;
-  };
-  const head = parse(halves[0]!);
-  const rest = halves.length === 2 ? parse(halves[1]!) : [];
-  if (head === null || rest === null) return null;
-  const given = head.length + rest.length + tail.length;
-  if (halves.length === 1 ? given !== 8 : given > 7) return null;
-  return [...head, ...new Array<number>(8 - given).fill(0), ...rest, ...tail];
 }
 
 /**
@@ -104,7 +78,7 @@ export interface RateLimiterMetrics {
 
 export interface RateLimiterOptions {
   limits: RateLimits;
-  /** Limit loopback clients too (tests, or a proxy on the same host). @default false */
+  /** Limit loopback clients too (`--rate-limit-loopback`, or any `--trust-proxy`). @default false */
   limitLoopback?: boolean;
   store: Pick<Store, 'takeTokens'>;
   log: Pick<Logger, 'warn' | 'info'>;

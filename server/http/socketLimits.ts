@@ -2,8 +2,8 @@
  * Admission of WebSocket clients (the identity and miner sockets), the socket side of what the
  * HTTP router enforces per request:
  * - open sockets per client address are capped (`--max-sockets-per-address`; addresses keyed
- *   as the rate limiter keys them: IPv6 per /64, loopback exempt unless
- *   `--rate-limit-loopback`). Counted per process: a count in the store would outlive a process
+ *   as the rate limiter keys them: the client behind a `--trust-proxy` proxy, IPv6 per /64,
+ *   loopback exempt unless `--rate-limit-loopback` or `--trust-proxy`). Counted per process: a count in the store would outlive a process
  *   that died holding sockets. Over the cap the upgrade answers 429 with Retry-After.
  * - a browser's upgrade (one with an `Origin` header) from an origin `--cors-origins` does not
  *   allow answers 403: a page elsewhere must not use a visitor's connection to this node. No

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, sep } from 'node:path';
 import { STATUS_CODES } from 'node:http';
 import type * as Uws from 'uWebSockets.js';
+import type { ClientAddresses, ForwardingHeaders } from './clientAddress.js';
 import { ApiError } from './errors.js';
 
 const require = createRequire(import.meta.url);
@@ -41,6 +42,7 @@ export interface IncomingRequest {
   query: string;
   /** Lower-case header names. */
   headers: Record<string, string>;
+  /** The client: the TCP peer, or behind a trusted proxy the address it reports (clientAddress.ts). */
   remoteAddress: string;
   /** The request body, collected up to the size limit; null for methods without a body. */
   body: Promise<Buffer> | null;
@@ -88,6 +90,37 @@ function remoteAddress(res: Uws.HttpResponse): string {
   } catch {
     return ''; // not implemented by the pure-JS fallback
   }
+}
+
+/**
+ * Every X-Forwarded-For and Forwarded line of a request, each name's lines joined in order:
+ * getHeader answers only the first line of a repeated header, which may be one the client
+ * wrote ahead of its proxy's.
+ */
+function forwardingHeaders(req: Uws.HttpRequest): ForwardingHeaders {
+  const xff: string[] = [];
+  const fwd: string[] = [];
+  try {
+    req.forEach((name, value) => {
+      if (name === 'x-forwarded-for') xff.push(value);
+      else if (name === 'forwarded') fwd.push(value);
+    });
+  } catch {
+    // The pure-JS fallback has no forEach: the first lines only.
+    xff.push(req.getHeader('x-forwarded-for'));
+    fwd.push(req.getHeader('forwarded'));
+  }
+  return {
+    ...(xff.some((v) => v !== '') ? { xForwardedFor: xff.join(',') } : {}),
+    ...(fwd.some((v) => v !== '') ? { forwarded: fwd.join(',') } : {}),
+  };
+}
+
+/** The client of a request or upgrade: the peer, or what a trusted proxy reports. Synchronous: `req` is read. */
+function clientAddressOf(res: Uws.HttpResponse, req: Uws.HttpRequest, resolver: ClientAddresses | null | undefined): string {
+  const peer = remoteAddress(res);
+  if (!resolver?.trusts(peer)) return peer;
+  return resolver.resolve(peer, forwardingHeaders(req));
 }
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -151,6 +184,8 @@ export interface ServeOptions {
   closeConnections?: () => boolean;
   /** Last resort: dispatch threw or rejected (it should never). */
   onInternalError: (err: unknown) => OutgoingResponse;
+  /** Resolves clients behind trusted proxies (`--trust-proxy`); absent: the TCP peer is the client. */
+  clientAddress?: ClientAddresses | null;
 }
 
 /** Routes every request on `app` through `dispatch`, honouring the uWS rules above. */
@@ -183,7 +218,7 @@ export function serve(app: Uws.TemplatedApp, dispatch: Dispatch, opts: ServeOpti
       url: q === -1 ? url : url.slice(0, q),
       query: q === -1 ? queryOf(req) : url.slice(q + 1),
       headers,
-      remoteAddress: remoteAddress(res),
+      remoteAddress: clientAddressOf(res, req, opts.clientAddress),
       body: null,
     };
     // Whether the whole body was read; if not when we answer, the connection must close so
@@ -288,6 +323,8 @@ export interface WebSocketEndpoint {
   onSettled?: () => void;
   /** Headers of the 101 upgrade response (e.g. which server process holds the socket). */
   upgradeHeaders?: ReadonlyArray<readonly [string, string]>;
+  /** Resolves clients behind trusted proxies (`--trust-proxy`); absent: the TCP peer is the client. */
+  clientAddress?: ClientAddresses | null;
 }
 
 /** An upgrade answered with this HTTP response instead of 101. */
@@ -331,7 +368,7 @@ export interface WebSocketServer {
 export interface SocketHandle {
   readonly id: number;
   readonly open: boolean;
-  /** The peer's address as uWS gives it (empty on the pure-JS fallback). */
+  /** The client's address: the peer as uWS gives it (empty on the pure-JS fallback), or what a trusted proxy reported. */
   readonly remoteAddress: string;
   /** Sends a text message; false when the socket is closed or the message was dropped. */
   send(text: string): boolean;
@@ -363,7 +400,7 @@ export function serveWebSocket(app: Uws.TemplatedApp, patterns: readonly string[
     idleTimeout: 120,
     sendPingsAutomatically: true,
     upgrade: (res, req, context) => {
-      const address = remoteAddress(res);
+      const address = clientAddressOf(res, req, endpoint.clientAddress);
       const refusal = endpoint.gate?.admit(address, req.getHeader('origin')) ?? null;
       if (refusal !== null) {
         res.cork(() => {

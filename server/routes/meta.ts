@@ -26,6 +26,14 @@ export function metaRoutes(deps: AppDeps): Route[] {
     }),
     route({
       method: 'GET',
+      path: '/health-live',
+      summary: '200 while this process runs its event loop, whatever the state store does: a liveness probe (health-check is the readiness probe)',
+      // Touches nothing but this handler: a store outage must never make a process look dead
+      // (restarting every process would not bring Redis back), and a draining process is alive.
+      handle: () => raw('200', 'application/json'),
+    }),
+    route({
+      method: 'GET',
       path: '/get-exchange-rate',
       summary: 'Native coin exchange rates (spec §2.10)',
       handle: () => json(exchangeRate(deps.config)),

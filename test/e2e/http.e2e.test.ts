@@ -155,6 +155,15 @@ describe('GET /api/v0/health-check', () => {
   });
 });
 
+describe('GET /api/v0/health-live', () => {
+  it('answers 200 with the reference body (liveness: the process runs), and only to GET', async () => {
+    const r = await request(node.url, '/api/v0/health-live');
+    assert.equal(r.status, 200);
+    assert.equal(r.text, '200');
+    assertJsonError(await postJson(node.url, '/api/v0/health-live', {}), 405, /GET/);
+  });
+});
+
 describe('GET /api/v0/get-exchange-rate', () => {
   it('serves the configured rates in the spec §2.10 shape', async () => {
     const r = await request(node.url, '/api/v0/get-exchange-rate');

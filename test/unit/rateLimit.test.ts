@@ -9,6 +9,7 @@ import { Router } from '../../server/http/router.js';
 import { v } from '../../server/http/schema.js';
 import type { IncomingRequest } from '../../server/http/uws.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
+import { createRateLimiter } from '../../server/app.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { StoreError, type Store } from '../../server/store/types.js';
 
@@ -72,6 +73,7 @@ describe('rateClassOf', () => {
       [r('POST', '/submit-block'), 'miner'],
       [r('POST', '/admin/get-all-referral-info-for-user'), 'admin'],
       [r('GET', '/health-check'), null],
+      [r('GET', '/health-live'), null],
       [r('GET', '/metrics'), null],
     ];
     for (const [rt, cls] of cases) assert.equal(rateClassOf(rt), cls, rt.path);
@@ -200,6 +202,13 @@ describe('RateLimiter', () => {
     for (let i = 0; i < 3; i++) await strict.l.checkAddress(read, '127.0.0.1');
     await refusal(strict.l.checkAddress(read, '0000:0000:0000:0000:0000:ffff:7f00:0001'));
     assert.equal(strict.l.limitedClient('127.0.0.1'), '127.0.0.1');
+  });
+
+  it('exempts loopback in a node only while no proxy is trusted (createRateLimiter)', () => {
+    const of = (argv: string[]) => createRateLimiter({ config: loadConfig(argv, {}), store: new MemoryStore(), log }).limitedClient('127.0.0.1');
+    assert.equal(of([]), null);
+    assert.equal(of(['--rate-limit-loopback']), '127.0.0.1');
+    assert.equal(of(['--trust-proxy', '10.0.0.0/8']), '127.0.0.1', 'behind a proxy on this host, loopback is the proxy: exempting it would exempt everyone');
   });
 
   it('does not limit classes that are off, nor health-check', async () => {
