@@ -23,7 +23,7 @@ import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { globalFeedPage, isInGlobalFeed, parsePostHashHex } from '../social/feed.js';
 import { profileEntryResponse } from '../social/profileEntry.js';
-import { postEntryResponse } from './posts.js';
+import { postEntryResponse } from '../social/postEntry.js';
 import { decodeKeyOr400 } from './profiles.js';
 
 /** The reference's default page size. */

@@ -15,7 +15,7 @@ import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { publicKeyForUsername } from '../chain/state/profiles.js';
-import { submittedPostEntryResponse } from './posts.js';
+import { submittedPostEntryResponse } from '../social/postEntry.js';
 import { constructForRequest } from './constructed.js';
 
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;

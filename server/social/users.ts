@@ -22,7 +22,7 @@ import { AuthorizeDerivedKeyOperation } from '../chain/txn/metadata.js';
 import { decodeSpendingLimit } from '../chain/txn/spendingLimit.js';
 import { toHex, fromHex } from '../hex.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
-import { postEntryResponse } from '../routes/posts.js';
+import { postEntryResponse } from './postEntry.js';
 import { isStoreUnavailable } from '../store/types.js';
 import { extraDataMap, profileRecordResponse } from './profileEntry.js';
 import { transactionSpendingLimitResponse } from './spendingLimitResponse.js';

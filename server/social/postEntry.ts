@@ -1,0 +1,90 @@
+/**
+ * The reference's PostEntryResponse of a stored post, for every route that shows posts
+ * (posts, feed, users, submit-transaction).
+ * @module
+ */
+import type { AppDeps } from '../app.js';
+import type { SubmittedTxn } from '../chain/chain.js';
+import { chainKeys } from '../chain/state/keys.js';
+import { getPost, parsePostBody, type PostRecord } from '../chain/state/posts.js';
+import type { StateReader } from '../chain/state/reader.js';
+import { decodeMetadata, TxnType, type SubmitPostMetadata } from '../chain/txn/metadata.js';
+import { encodePublicKey, type Network } from '../keys/index.js';
+import { toHex } from '../hex.js';
+
+/** ExtraData values as text; a derived-key entry as its Base58Check key. */
+function extraDataJson(kvs: Array<[Uint8Array, Uint8Array]>, network: Network): Record<string, string> {
+  return Object.fromEntries(
+    kvs.map(([k, val]) => {
+      const key = Buffer.from(k).toString('utf8');
+      return [key, key === 'DerivedPublicKey' && val.length === 33 ? encodePublicKey(val, network) : Buffer.from(val).toString('utf8')];
+    }),
+  );
+}
+
+export interface PostEntryResponseOptions {
+  /** Whether the post's latest transaction is still unmined. */
+  inMempool: boolean;
+  /** Embed the reposted post (one level). @default true */
+  withReposted?: boolean;
+}
+
+/**
+ * The reference's PostEntryResponse for a stored post: the post's own fields and counters.
+ * Reader state, the poster's ProfileEntryResponse and the comment tree are left to read routes.
+ */
+export async function postEntryResponse(state: StateReader, post: PostRecord, network: Network, opts: PostEntryResponseOptions): Promise<Record<string, unknown>> {
+  const body = parsePostBody(post);
+  let reposted: Record<string, unknown> | null = null;
+  if (post.repostedPostHash !== null && opts.withReposted !== false) {
+    const r = await getPost(state, post.repostedPostHash);
+    if (r !== undefined) reposted = await postEntryResponse(state, r, network, { inMempool: false, withReposted: false });
+  }
+  return {
+    PostHashHex: toHex(post.postHash),
+    PosterPublicKeyBase58Check: encodePublicKey(post.posterPublicKey, network),
+    ParentStakeID: toHex(post.parentStakeId),
+    Body: body.Body,
+    ImageURLs: body.ImageURLs,
+    VideoURLs: body.VideoURLs,
+    RepostedPostEntryResponse: reposted,
+    CreatorBasisPoints: post.creatorBasisPoints,
+    StakeMultipleBasisPoints: post.stakeMultipleBasisPoints,
+    TimestampNanos: post.timestampNanos,
+    IsHidden: post.isHidden,
+    ConfirmationBlockHeight: post.confirmationBlockHeight,
+    InMempool: opts.inMempool,
+    ProfileEntryResponse: null,
+    Comments: null,
+    LikeCount: post.likeCount,
+    DiamondCount: post.diamondCount,
+    PostEntryReaderState: null,
+    IsPinned: false,
+    PostExtraData: extraDataJson(post.postExtraData, network),
+    CommentCount: post.commentCount,
+    RepostCount: post.repostCount,
+    QuoteRepostCount: post.quoteRepostCount,
+    ParentPosts: null,
+    IsNFT: false,
+    NumNFTCopies: 0,
+    NumNFTCopiesForSale: 0,
+    NumNFTCopiesBurned: 0,
+    HasUnlockable: false,
+    NFTRoyaltyToCreatorBasisPoints: 0,
+    NFTRoyaltyToCoinBasisPoints: 0,
+    DiamondsFromSender: 0,
+    IsFrozen: post.isFrozen,
+  };
+}
+
+/** submit-transaction's PostEntryResponse: the post a SUBMIT_POST created or edited, from the pending state. */
+export async function submittedPostEntryResponse(deps: AppDeps, submitted: SubmittedTxn): Promise<Record<string, unknown> | null> {
+  if (submitted.txn.txnType !== TxnType.SUBMIT_POST) return null;
+  const m = decodeMetadata(submitted.txn.txnType, submitted.txn.metadata) as SubmitPostMetadata;
+  const hash = m.postHashToModify.length > 0 ? m.postHashToModify : new Uint8Array(Buffer.from(submitted.hashHex, 'hex'));
+  const pending = await deps.chain.pendingView();
+  const post = await getPost(pending, hash);
+  if (post === undefined) return null;
+  const mined = (await deps.store.get(chainKeys.txn(submitted.hashHex))) !== undefined;
+  return postEntryResponse(pending, post, deps.config.network, { inMempool: !mined });
+}
