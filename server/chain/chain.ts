@@ -1125,6 +1125,15 @@ export class Chain {
       extraNonce: 0n,
     };
   }
+
+  /**
+   * Whether the mempool holds the transaction with this hash (64 lower-case hex characters):
+   * one read. A block removes what it mines in the commit that records it as mined
+   * (state/minedTxns.ts), so a caller that looks here first and there second misses nothing.
+   */
+  async inMempool(hashHex: string): Promise<boolean> {
+    return (await this.store.get(mempoolTxnKey(hashHex))) !== undefined;
+  }
 }
 
 function decodeHeaderOr400(bytes: Uint8Array): BlockHeader {
