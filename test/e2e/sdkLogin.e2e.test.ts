@@ -244,6 +244,30 @@ function suite(store: 'memory' | 'redis'): void {
           assert.equal((k['TransactionSpendingLimit'] as J)['TransactionCountLimitMap']['BASIC_TRANSFER'], 1);
         },
       },
+      {
+        name: 'a key past its expiration block: IsValid false (the answer cached while it was valid goes with the block)',
+        path: async (c) => {
+          const expirationBlock = Number((await c.n.deps.chain.tip()).height) + 3;
+          const login = (await c.n.ok('identity', { id: 'short-lived', service: 'identity', method: 'login', payload: { seedHex: c.owner.seedHex, derive: true, transactionSpendingLimitHex: SDK_DEFAULT_HEX, accessLevelRequest: 4, expirationBlock } }))['payload'] as J;
+          const built = await c.n.ok('authorize-derived-key', {
+            OwnerPublicKeyBase58Check: c.owner.pk,
+            DerivedPublicKeyBase58Check: login['derivedPublicKeyBase58Check'],
+            ExpirationBlock: expirationBlock,
+            AccessSignature: login['accessSignature'],
+            TransactionSpendingLimitHex: SDK_DEFAULT_HEX,
+            ...FEE,
+          });
+          const s = await c.n.ok('submit-transaction', { TransactionHex: await c.n.sign(built['TransactionHex'] as string, c.owner, 'sdk') });
+          const path = `get-single-derived-key/${c.owner.pk}/${login['derivedPublicKeyBase58Check']}`;
+          const pending = (await (await fetch(`${c.n.url}/api/v0/${path}`)).json()) as J;
+          assert.equal((pending['DerivedKey'] as J)['IsValid'], true, 'valid from the mempool on');
+          await c.n.mineBlock();
+          await c.n.waitMined(s['TxnHashHex'] as string);
+          while ((await c.n.deps.chain.tip()).height < BigInt(expirationBlock)) await c.n.mineBlock();
+          return path;
+        },
+        check: (r) => assert.equal((r['DerivedKey'] as J)['IsValid'], false),
+      },
       { name: 'a key the owner never authorized', path: (c) => `get-single-derived-key/${c.owner.pk}/${c.bob.pk}`, error: { re: /^GetSingleDerivedKey: DerivedKey was not found$/ } },
       { name: 'a bad owner key (not echoed)', path: (c) => `get-single-derived-key/${NOT_A_KEY}/${c.derivedPk}`, error: { re: /^GetSingleDerivedKey: Problem decoding owner public key: / } },
       { name: 'a bad derived key (not echoed)', path: (c) => `get-single-derived-key/${c.owner.pk}/${NOT_A_KEY}`, error: { re: /^GetSingleDerivedKey: Problem decoding derived public key: / } },

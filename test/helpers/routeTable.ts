@@ -38,7 +38,8 @@ export function routeTable<C extends { n: ChainNode }>(onError?: (message: strin
 /** A case of a GET route: the path after /api/v0/ (parameters and query filled in). */
 export interface GetRouteCase<C> {
   name: string;
-  path: (c: C) => string;
+  /** May set up state first (the request goes once it resolves). */
+  path: (c: C) => string | Promise<string>;
   /** Expected 4xx status and error pattern; absent ⇒ 200. */
   error?: { status?: number; re: RegExp };
   check?: (r: J, c: C) => void | Promise<void>;
@@ -51,7 +52,7 @@ export function getRouteTable<C extends { n: ChainNode }>(onError?: (message: st
       for (const tc of cases) {
         it(tc.name, async () => {
           const c = ctx();
-          const res = await fetch(`${c.n.url}/api/v0/${tc.path(c)}`);
+          const res = await fetch(`${c.n.url}/api/v0/${await tc.path(c)}`);
           const body = (await res.json()) as J;
           if (tc.error) {
             assert.equal(res.status, tc.error.status ?? 400, `${route} answers ${tc.error.status ?? 400}: ${JSON.stringify(body)}`);
