@@ -23,7 +23,7 @@ import type { ChainParams } from './block/params.js';
 import { Blocks, type BlockWriteOptions, type ProcessResult } from './blocks.js';
 import type { ChainContext, ChainPosition } from './context.js';
 import { Admissions, type SubmittedTxn } from './mempool/admission.js';
-import { MEMPOOL_ORDER, MEMPOOL_VERSION, readMempool, type MempoolTxn } from './mempool/entries.js';
+import { MEMPOOL_ORDER, MEMPOOL_VERSION, mempoolTxnKey, readMempool, type MempoolTxn } from './mempool/entries.js';
 import { PendingState, type PendingPoint } from './mempool/pending.js';
 import { connectTransaction, type ConnectContext, type ConnectRules } from './rules/connect.js';
 import { getGlobalParams, globalParamsDefaults, type GlobalParams } from './state/globalParams.js';
@@ -304,5 +304,14 @@ export class Chain {
    */
   processBlock(headerBytes: Uint8Array, txnBytes: readonly Uint8Array[], opts: BlockWriteOptions = {}): Promise<ProcessResult> {
     return this.blocks.process(headerBytes, txnBytes, opts);
+  }
+
+  /**
+   * Whether the mempool holds the transaction with this hash (64 lower-case hex characters):
+   * one read. A block removes what it mines in the commit that records it as mined
+   * (state/minedTxns.ts), so a caller that looks here first and there second misses nothing.
+   */
+  async inMempool(hashHex: string): Promise<boolean> {
+    return (await this.store.get(mempoolTxnKey(hashHex))) !== undefined;
   }
 }

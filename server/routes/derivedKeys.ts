@@ -1,5 +1,8 @@
 /**
- * Routes of this area: authorize-derived-key (reference node-api.md §4.2).
+ * Routes of this area: authorize-derived-key (reference node-api.md §4.2), and what the SDK's
+ * derived-key login reads (social-graph.md §1): get-access-bytes,
+ * get-transaction-spending-limit-hex-string, GET
+ * get-transaction-spending-limit-response-from-hex/{hex}, GET get-single-derived-key/{owner}/{derived}.
  *
  * Builds an AUTHORIZE_DERIVED_KEY for the owner: the derived key, its expiration block, VALID
  * (or NOT_VALID with DeleteKey) and the owner's access signature in the metadata; ExtraData
@@ -14,17 +17,25 @@
  */
 import type { AppDeps } from '../app.js';
 import { txnJson } from '../chain/json.js';
+import { getDerivedKey } from '../chain/state/derivedKeys.js';
+import { chainKeys, type TipRecord } from '../chain/state/keys.js';
 import { accessBytes, DERIVED_KEY_MEMO_EXTRA, TRANSACTION_SPENDING_LIMIT_EXTRA } from '../chain/rules/derivedKeys.js';
 import { DERIVED_PUBLIC_KEY_EXTRA } from '../chain/rules/signatures.js';
 import { TxnDecodeError } from '../chain/txn/errors.js';
 import { AuthorizeDerivedKeyOperation, type AuthorizeDerivedKeyMetadata } from '../chain/txn/metadata.js';
-import { decodeSpendingLimit } from '../chain/txn/spendingLimit.js';
+import { decodeSpendingLimit, emptySpendingLimit, encodeSpendingLimit, type TransactionSpendingLimit } from '../chain/txn/spendingLimit.js';
 import { decodeDerSignature } from '../chain/txn/derSignature.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { decodePublicKey, isKeyError } from '../keys/index.js';
 import { sha256d } from '../../wasm/hash.js';
+import { toHex } from '../hex.js';
+import { metamaskAccessBytes } from '../social/metamaskAccessBytes.js';
+import { cachedRoute } from '../http/readCache.js';
+import { SpendingLimitRequestError, spendingLimitFromJson, transactionSpendingLimitJson, type TransactionSpendingLimitJson } from '../social/spendingLimitRequest.js';
+import { transactionSpendingLimitResponse } from '../social/spendingLimitResponse.js';
+import { userDerivedKeyResponse } from '../social/users.js';
 import { constructFields, constructForRequest } from './constructed.js';
 
 const PREFIX = 'AuthorizeDerivedKey';
@@ -48,7 +59,41 @@ export const authorizeDerivedKeyBody = v.object({
   ...constructFields,
 });
 
+export const getAccessBytesBody = v.object({
+  DerivedPublicKeyBase58Check: v.optional(v.string({ maxLength: 200 }), ''),
+  ExpirationBlock: v.optional(v.uint64(), 0n),
+  /** Absent: the empty limit, as Go decodes a missing struct. */
+  TransactionSpendingLimit: v.optional(transactionSpendingLimitJson),
+});
+
+export const getTransactionSpendingLimitHexStringBody = v.object({
+  TransactionSpendingLimit: v.optional(transactionSpendingLimitJson),
+});
+
+const HEX_DIGITS = /^[0-9a-fA-F]*$/;
+/** A limit's hex in a path: far above any limit a transaction can carry (100 KB). */
+const MAX_LIMIT_HEX_CHARS = 200_000;
+
 export function derivedKeyRoutes(deps: AppDeps): Route[] {
+  const network = deps.config.network;
+  /** The client's limit as the chain's, or a 400 under `prefix` (the reference's wording). */
+  const limitOf = (j: TransactionSpendingLimitJson | undefined, prefix: string): TransactionSpendingLimit => {
+    try {
+      return j === undefined ? emptySpendingLimit() : spendingLimitFromJson(j, network);
+    } catch (e) {
+      if (e instanceof SpendingLimitRequestError) throw badRequest(`${prefix}: Error parsing transaction spending limit from response: ${e.message}`);
+      throw e;
+    }
+  };
+  const keyOr400 = (value: string, field: string, message: string): Uint8Array => {
+    try {
+      return decodePublicKey(value, network, field);
+    } catch (e) {
+      if (isKeyError(e)) throw badRequest(`${message}: ${e.message}`);
+      throw e;
+    }
+  };
+
   const decodeKey = (value: string, what: string, field: string): Uint8Array => {
     try {
       return decodePublicKey(value, deps.config.network, field);
@@ -125,6 +170,73 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
           TransactionHex: r.fields.TransactionHex,
           TxnHashHex: r.fields.TxnHashHex,
         });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/get-access-bytes',
+      summary: 'A spending limit as the hex the owner signs into the access bytes, and the MetaMask text of the access bytes (social-graph §1.1)',
+      body: getAccessBytesBody,
+      handle({ body }) {
+        const derived = keyOr400(body.DerivedPublicKeyBase58Check, 'DerivedPublicKeyBase58Check', 'GetAccessBytes: Problem decoding derived public key');
+        const limit = limitOf(body.TransactionSpendingLimit, 'GetAccessBytes');
+        return json({
+          TransactionSpendingLimitHex: toHex(encodeSpendingLimit(limit)),
+          AccessBytesHex: toHex(metamaskAccessBytes(derived, body.ExpirationBlock, limit, network)),
+        });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/get-transaction-spending-limit-hex-string',
+      summary: 'A spending limit as its hex (the bytes get-access-bytes answers; social-graph §1.2)',
+      body: getTransactionSpendingLimitHexStringBody,
+      handle({ body }) {
+        return json({ HexString: toHex(encodeSpendingLimit(limitOf(body.TransactionSpendingLimit, 'GetTransactionSpendingLimitHexString'))) });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/get-transaction-spending-limit-response-from-hex/:TransactionSpendingLimitHex',
+      summary: 'A spending limit hex read back as JSON (the bare limit object; ?blockHeight= is accepted, every height has the current encoding; social-graph §1.3)',
+      handle({ params, query }) {
+        const prefix = 'GetTransactionSpendingLimitResponseFromHex';
+        const text = params['TransactionSpendingLimitHex'] ?? '';
+        if (text.length > MAX_LIMIT_HEX_CHARS) throw badRequest(`${prefix}: Error decoding transaction spending limit hex: over ${MAX_LIMIT_HEX_CHARS} characters`);
+        if (!HEX_DIGITS.test(text) || text.length % 2 !== 0) throw badRequest(`${prefix}: Error decoding transaction spending limit hex`);
+        const height = query.get('blockHeight');
+        // The reference parses a signed 64-bit integer and refuses negatives. The dev chain runs
+        // every encoder migration from its genesis, so any height reads the current layout.
+        if (height !== null) {
+          if (!/^[+-]?[0-9]{1,19}$/.test(height) || BigInt(height) > (1n << 63n) - 1n || BigInt(height) < -(1n << 63n)) {
+            throw badRequest(`${prefix}: Error parsing blockHeight query param: expected a 64-bit integer`);
+          }
+          if (BigInt(height) < 0n) throw badRequest(`${prefix}: blockHeight query param must be uint64`);
+        }
+        let limit: TransactionSpendingLimit;
+        try {
+          limit = decodeSpendingLimit(new Uint8Array(Buffer.from(text, 'hex')));
+        } catch (e) {
+          if (e instanceof TxnDecodeError) throw badRequest(`${prefix}: Error constructing TransactionSpendingLimit from bytes: ${e.message}`);
+          throw e;
+        }
+        return json(transactionSpendingLimitResponse(limit, network));
+      },
+    }),
+    cachedRoute(deps, {
+      method: 'GET',
+      path: '/get-single-derived-key/:OwnerPublicKeyBase58Check/:DerivedPublicKeyBase58Check',
+      summary: "One derived key of an owner with its validity and remaining spending limit, mempool included (what the SDK refreshes after every submit; social-graph §1.5)",
+      async handle({ params }, chainState) {
+        const prefix = 'GetSingleDerivedKey';
+        const owner = keyOr400(params['OwnerPublicKeyBase58Check'] ?? '', 'ownerPublicKeyBase58Check', `${prefix}: Problem decoding owner public key`);
+        const derived = keyOr400(params['DerivedPublicKeyBase58Check'] ?? '', 'derivedPublicKeyBase58Check', `${prefix}: Problem decoding derived public key`);
+        // The tip through the recorded mined reads: IsValid changes with it, and every block
+        // writes it, which drops a cached answer.
+        const [record, tip] = await Promise.all([chainState.pending().then((s) => getDerivedKey(s, owner, derived)), chainState.mined().get<TipRecord>(chainKeys.tip)]);
+        if (record === undefined) throw badRequest(`${prefix}: DerivedKey was not found`);
+        if (tip === undefined) throw new Error('chain not initialised');
+        return json({ DerivedKey: userDerivedKeyResponse(record, tip.height, network) });
       },
     }),
   ];

@@ -1,7 +1,8 @@
 /**
  * The write path (reference node-api.md §4): construct an unsigned transaction, then submit it
  * signed. Construction routes answer the reference's fields; `submit-transaction` validates
- * against the tip plus the mempool and answers the final transaction hash.
+ * against the tip plus the mempool and answers the final transaction hash, which `get-txn`
+ * then finds in the mempool or a block (social-graph.md §1.6; the SDK's waitForTransactionFound).
  */
 import type { AppDeps } from '../app.js';
 import { txnJson } from '../chain/json.js';
@@ -15,6 +16,7 @@ import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { publicKeyForUsername } from '../chain/state/profiles.js';
+import { minedTxnLocation } from '../chain/state/minedTxns.js';
 import { submittedPostEntryResponse } from '../social/postEntry.js';
 import { constructForRequest } from './constructed.js';
 
@@ -34,6 +36,14 @@ export const sendDesoBody = v.object({
   AmountNanos: v.int(-(2 ** 53), 2 ** 53),
   MinFeeRateNanosPerKB: v.optional(v.uint64(), 0n),
 });
+
+export const getTxnBody = v.object({
+  TxnHashHex: v.optional(v.string({ maxLength: 200 }), ''),
+  /** `InMempool` (also when empty): in the mempool or a block; `Committed`: in a block. */
+  TxnStatus: v.optional(v.string({ maxLength: 100 }), ''),
+});
+
+const TXN_STATUSES = ['InMempool', 'Committed'];
 
 function hexBytes(s: string, what: string): Uint8Array {
   if (!HEX.test(s) || s.length === 0) throw badRequest(`SubmitTransactionRequest: Problem deserializing ${what} hex: expected an even number of hex digits`);
@@ -127,6 +137,24 @@ export function transactionRoutes(deps: AppDeps): Route[] {
           amount = BigInt(body.AmountNanos);
         }
         return json((await transfer(amount)).fields);
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/get-txn',
+      summary: 'Whether a transaction (by its final hash) is in the mempool or a main-chain block (TxnStatus Committed: a block only); a few reads, whatever the chain length',
+      body: getTxnBody,
+      async handle({ body }) {
+        if (body.TxnHashHex === '') throw badRequest('GetTxn: Must provide a TxnHashHex.');
+        // The reference echoes the text; this node does not (it could be anything pasted).
+        if (!/^[0-9a-fA-F]{64}$/.test(body.TxnHashHex)) throw badRequest('GetTxn: Error parsing post hash: expected 64 hex characters (a 32-byte transaction hash)');
+        const status = body.TxnStatus === '' ? 'InMempool' : body.TxnStatus;
+        if (!TXN_STATUSES.includes(status)) throw badRequest(`GetTxn: Invalid TxnStatus: ${status}. Options are {InMempool, Committed}`);
+        const hashHex = body.TxnHashHex.toLowerCase();
+        // Mempool first: a block moves a transaction out of it in the commit that records it as
+        // mined, so looking in this order it is seen in one or the other.
+        const found = (status === 'InMempool' && (await deps.chain.inMempool(hashHex))) || (await minedTxnLocation(deps.store, hashHex)) !== undefined;
+        return json({ TxnFound: found });
       },
     }),
   ];

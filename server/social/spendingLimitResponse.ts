@@ -63,17 +63,19 @@ const TXN_STRINGS: Readonly<Record<number, string>> = {
 export const txnString = (t: number): string => TXN_STRINGS[t] ?? 'TXN_UNDEFINED';
 
 const pick = (table: readonly string[], n: number, fallback: string): string => table[n] ?? fallback;
-const CREATOR_COIN_OPS = ['any', 'buy', 'sell', 'transfer'];
-const DAO_COIN_OPS = ['any', 'mint', 'burn', 'disable_minting', 'update_transfer_restriction_status', 'transfer'];
-const NFT_OPS = ['any', 'update', 'nft_bid', 'accept_nft_bid', 'transfer', 'burn', 'accept_nft_transfer'];
-const ASSOCIATION_CLASSES = ['Undefined', 'User', 'Post'];
-const ASSOCIATION_APP_SCOPES = ['Undefined', 'Any', 'Scoped'];
-const ASSOCIATION_OPS = ['Undefined', 'Any', 'Create', 'Delete'];
-const ACCESS_GROUP_SCOPES = ['Any', 'Scoped'];
-const ACCESS_GROUP_OPS = ['Unknown', 'Any', 'Create', 'Update'];
-const ACCESS_GROUP_MEMBER_OPS = ['Unknown', 'Any', 'Add', 'Remove', 'Update'];
-const LOCKUP_SCOPES = ['Undefined', 'AnyCoins', 'ScopedCoins'];
-const LOCKUP_OPS = ['Any', 'CoinLockup', 'UpdateCoinLockupYieldCurve', 'UpdateCoinLockupTransferRestrictions', 'CoinLockupTransferOperationString', 'CoinLockupUnlock'];
+// Core's operation and scope strings by number (lib/network.go, lib/block_view_lockups.go);
+// spendingLimitRequest.ts reads them back.
+export const CREATOR_COIN_OPS = ['any', 'buy', 'sell', 'transfer'];
+export const DAO_COIN_OPS = ['any', 'mint', 'burn', 'disable_minting', 'update_transfer_restriction_status', 'transfer'];
+export const NFT_OPS = ['any', 'update', 'accept_nft_bid', 'nft_bid', 'transfer', 'burn', 'accept_nft_transfer'];
+export const ASSOCIATION_CLASSES = ['Undefined', 'User', 'Post'];
+export const ASSOCIATION_APP_SCOPES = ['Undefined', 'Any', 'Scoped'];
+export const ASSOCIATION_OPS = ['Undefined', 'Any', 'Create', 'Delete'];
+export const ACCESS_GROUP_SCOPES = ['Any', 'Scoped'];
+export const ACCESS_GROUP_OPS = ['Unknown', 'Any', 'Create', 'Update'];
+export const ACCESS_GROUP_MEMBER_OPS = ['Unknown', 'Any', 'Add', 'Remove', 'Update'];
+export const LOCKUP_SCOPES = ['Undefined', 'AnyCoins', 'ScopedCoins'];
+export const LOCKUP_OPS = ['Any', 'CoinLockup', 'UpdateCoinLockupYieldCurve', 'UpdateCoinLockupTransferRestrictions', 'CoinLockupTransferOperationString', 'CoinLockupUnlock'];
 
 const isZero = (b: Uint8Array): boolean => b.every((x) => x === 0);
 
@@ -107,8 +109,8 @@ export function transactionSpendingLimitResponse(l: TransactionSpendingLimit, ne
     return sortedObject([...outer].map(([a, inner]) => [a, sortedObject(inner)]));
   };
 
-  const creatorCoins = nested(sortedEntries(l.creatorCoinOperations).map((e) => [pk(e.key.creatorPKID), pick(CREATOR_COIN_OPS, e.key.operation, 'any'), e.value]));
-  const daoCoins = nested(sortedEntries(l.daoCoinOperations).map((e) => [pk(e.key.creatorPKID), pick(DAO_COIN_OPS, e.key.operation, 'any'), e.value]));
+  const creatorCoins = nested(sortedEntries(l.creatorCoinOperations).map((e) => [pk(e.key.creatorPKID), pick(CREATOR_COIN_OPS, e.key.operation, 'undefined'), e.value]));
+  const daoCoins = nested(sortedEntries(l.daoCoinOperations).map((e) => [pk(e.key.creatorPKID), pick(DAO_COIN_OPS, e.key.operation, 'undefined'), e.value]));
   const limitOrders = nested(
     sortedEntries(l.daoCoinLimitOrders).map((e) => {
       const side = (pkid: Uint8Array): string => (isZero(pkid) ? 'DESO' : encodePublicKey(pkid, network));
@@ -122,7 +124,7 @@ export function transactionSpendingLimitResponse(l: TransactionSpendingLimit, ne
     for (const e of sortedEntries(l.nftOperations)) {
       const post = isZero(e.key.postHash) ? '' : toHex(e.key.postHash);
       if (!byPost.has(post)) byPost.set(post, []);
-      byPost.get(post)!.push([e.key.serialNumber.toString(), pick(NFT_OPS, e.key.operation, 'any'), e.value]);
+      byPost.get(post)!.push([e.key.serialNumber.toString(), pick(NFT_OPS, e.key.operation, 'undefined'), e.value]);
     }
     nfts = sortedObject([...byPost].map(([post, rows]) => [post, nested(rows)!]));
   }
@@ -153,7 +155,7 @@ export function transactionSpendingLimitResponse(l: TransactionSpendingLimit, ne
     AccessGroupLimitMap: nonEmpty(
       sortedEntries(l.accessGroups).map((e) => ({
         AccessGroupOwnerPublicKeyBase58Check: encodePublicKey(e.key.ownerPublicKey, network),
-        ScopeType: pick(ACCESS_GROUP_SCOPES, e.key.scopeType, 'Undefined'),
+        ScopeType: pick(ACCESS_GROUP_SCOPES, e.key.scopeType, 'Unknown'),
         AccessGroupKeyName: groupName(e.key.groupKeyName),
         OperationType: pick(ACCESS_GROUP_OPS, e.key.operation, 'Unknown'),
         OpCount: e.value,
@@ -162,7 +164,7 @@ export function transactionSpendingLimitResponse(l: TransactionSpendingLimit, ne
     AccessGroupMemberLimitMap: nonEmpty(
       sortedEntries(l.accessGroupMembers).map((e) => ({
         AccessGroupOwnerPublicKeyBase58Check: encodePublicKey(e.key.ownerPublicKey, network),
-        ScopeType: pick(ACCESS_GROUP_SCOPES, e.key.scopeType, 'Undefined'),
+        ScopeType: pick(ACCESS_GROUP_SCOPES, e.key.scopeType, 'Unknown'),
         AccessGroupKeyName: groupName(e.key.groupKeyName),
         OperationType: pick(ACCESS_GROUP_MEMBER_OPS, e.key.operation, 'Unknown'),
         OpCount: e.value,

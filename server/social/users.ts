@@ -13,12 +13,11 @@
 import type { AppDeps } from '../app.js';
 import { getBalance } from '../chain/state/balances.js';
 import { creatorCoinKeys, getHolding } from '../chain/state/creatorCoins.js';
-import { derivedKeysOfOwner } from '../chain/state/derivedKeys.js';
+import { derivedKeysOfOwner, isDerivedKeyValid, type DerivedKeyRecord } from '../chain/state/derivedKeys.js';
 import { getPost, hashesOfMembers, postKeys, type PostRecord } from '../chain/state/posts.js';
 import { getProfile, lockedMember, pkOfLockedMember, profileKeys, publicKeyForUsername, type ProfileRecord } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { PARAM_UPDATER_PUBLIC_KEYS, parseProfilePicDataUrl, type ProfilePicType } from '../chain/rules/profiles.js';
-import { AuthorizeDerivedKeyOperation } from '../chain/txn/metadata.js';
 import { decodeSpendingLimit } from '../chain/txn/spendingLimit.js';
 import { toHex, fromHex } from '../hex.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
@@ -391,20 +390,25 @@ function memoText(memo: Uint8Array): string {
   return /^(?:[0-9a-fA-F]{2})*$/.test(text) ? Buffer.from(text, 'hex').toString('utf8') : Buffer.from(memo).toString('utf8');
 }
 
+/**
+ * The backend's UserDerivedKey (DerivedKeyEntryToUserDerivedKey): valid while authorized and
+ * expiring after the tip (the mined tip, as the reference's BlockTip).
+ */
+export function userDerivedKeyResponse(r: DerivedKeyRecord, tipHeight: bigint, network: Network): Record<string, unknown> {
+  return {
+    OwnerPublicKeyBase58Check: b58(r.ownerPublicKey, network),
+    DerivedPublicKeyBase58Check: b58(r.derivedPublicKey, network),
+    ExpirationBlock: r.expirationBlock,
+    IsValid: isDerivedKeyValid(r, tipHeight),
+    ExtraData: r.extraData.length === 0 ? null : extraDataMap(r.extraData, network),
+    TransactionSpendingLimit: r.spendingLimit.length === 0 ? null : transactionSpendingLimitResponse(decodeSpendingLimit(r.spendingLimit), network),
+    Memo: memoText(r.memo),
+  };
+}
+
 export async function userDerivedKeys(deps: AppDeps, state: StateIndexReader, owner33: Uint8Array, tipHeight: bigint): Promise<Record<string, unknown>> {
   const network = deps.config.network;
   const out: Record<string, unknown> = {};
-  for (const r of await derivedKeysOfOwner(state, owner33)) {
-    const derived = b58(r.derivedPublicKey, network);
-    out[derived] = {
-      OwnerPublicKeyBase58Check: b58(r.ownerPublicKey, network),
-      DerivedPublicKeyBase58Check: derived,
-      ExpirationBlock: r.expirationBlock,
-      IsValid: r.operationType === AuthorizeDerivedKeyOperation.VALID && r.expirationBlock > tipHeight,
-      ExtraData: r.extraData.length === 0 ? null : extraDataMap(r.extraData, network),
-      TransactionSpendingLimit: r.spendingLimit.length === 0 ? null : transactionSpendingLimitResponse(decodeSpendingLimit(r.spendingLimit), network),
-      Memo: memoText(r.memo),
-    };
-  }
+  for (const r of await derivedKeysOfOwner(state, owner33)) out[b58(r.derivedPublicKey, network)] = userDerivedKeyResponse(r, tipHeight, network);
   return { DerivedKeys: out };
 }

@@ -93,9 +93,9 @@ const anyLimit: fc.Arbitrary<TransactionSpendingLimit> = fc
     groups: fc.array(fc.tuple(bytesN(33), fc.integer({ min: 0, max: 1 }), bytesN(32), fc.integer({ min: 0, max: 3 }), u64), { maxLength: 3 }),
     members: fc.array(fc.tuple(bytesN(33), fc.integer({ min: 0, max: 1 }), bytesN(32), fc.integer({ min: 0, max: 4 }), u64), { maxLength: 3 }),
     lockups: fc.array(fc.tuple(bytesN(33), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), u64), { maxLength: 3 }),
-    stakes: fc.array(fc.tuple(bytesN(33), bytesN(33), fc.option(u256, { nil: null })), { maxLength: 3 }),
-    unstakes: fc.array(fc.tuple(bytesN(33), bytesN(33), fc.option(u256, { nil: null })), { maxLength: 3 }),
-    unlocks: fc.array(fc.tuple(bytesN(33), bytesN(33), u64), { maxLength: 3 }),
+    stakes: fc.array(fc.tuple(bytesN(33), fc.option(u256, { nil: null })), { maxLength: 3 }),
+    unstakes: fc.array(fc.tuple(bytesN(33), fc.option(u256, { nil: null })), { maxLength: 3 }),
+    unlocks: fc.array(fc.tuple(bytesN(33), u64), { maxLength: 3 }),
   })
   .map((r) => ({
     ...r.base,
@@ -105,9 +105,9 @@ const anyLimit: fc.Arbitrary<TransactionSpendingLimit> = fc
     accessGroups: mapOf(LIMIT_KEYS.accessGroup, r.groups.map(([ownerPublicKey, scopeType, groupKeyName, operation, v]) => [{ ownerPublicKey, scopeType, groupKeyName, operation }, v])),
     accessGroupMembers: mapOf(LIMIT_KEYS.accessGroup, r.members.map(([ownerPublicKey, scopeType, groupKeyName, operation, v]) => [{ ownerPublicKey, scopeType, groupKeyName, operation }, v])),
     lockups: mapOf(LIMIT_KEYS.lockup, r.lockups.map(([profilePKID, scopeType, operation, v]) => [{ profilePKID, scopeType, operation }, v])),
-    stakes: mapOf(LIMIT_KEYS.stake, r.stakes.map(([validatorPKID, stakerPKID, v]) => [{ validatorPKID, stakerPKID }, v])),
-    unstakes: mapOf(LIMIT_KEYS.stake, r.unstakes.map(([validatorPKID, stakerPKID, v]) => [{ validatorPKID, stakerPKID }, v])),
-    unlockStakes: mapOf(LIMIT_KEYS.stake, r.unlocks.map(([validatorPKID, stakerPKID, v]) => [{ validatorPKID, stakerPKID }, v])),
+    stakes: mapOf(LIMIT_KEYS.stake, r.stakes.map(([validatorPKID, v]) => [{ validatorPKID }, v])),
+    unstakes: mapOf(LIMIT_KEYS.stake, r.unstakes.map(([validatorPKID, v]) => [{ validatorPKID }, v])),
+    unlockStakes: mapOf(LIMIT_KEYS.stake, r.unlocks.map(([validatorPKID, v]) => [{ validatorPKID }, v])),
   }));
 
 /** The same record as the SDK's transcoder holds it, entries in core's order. */
@@ -215,7 +215,7 @@ describe('TransactionSpendingLimit: core\'s layout at the current version', () =
       associations: mapOf(LIMIT_KEYS.association, [[{ associationClass: 1, associationType: Buffer.from('like'), appPKID: pk(4), appScopeType: 2, operation: 2 }, 6n]]),
       accessGroups: mapOf(LIMIT_KEYS.accessGroup, [[{ ownerPublicKey: pk(5), scopeType: 1, groupKeyName: name, operation: 2 }, 1n]]),
       lockups: mapOf(LIMIT_KEYS.lockup, [[{ profilePKID: pk(6), scopeType: 1, operation: 2 }, 3n]]),
-      stakes: mapOf(LIMIT_KEYS.stake, [[{ validatorPKID: pk(7), stakerPKID: pk(8) }, 256n]]),
+      stakes: mapOf(LIMIT_KEYS.stake, [[{ validatorPKID: pk(7) }, 256n]]),
     };
     const expected = [
       'ac02', // GlobalDESOLimit 300
@@ -229,7 +229,7 @@ describe('TransactionSpendingLimit: core\'s layout at the current version', () =
       '01', `21${hex(pk(5))}0120${hex(name)}02`, '01', // AccessGroupMap: bytes(owner) ‖ scope ‖ bytes(name32) ‖ op ‖ count
       '00', // AccessGroupMemberMap
       '01', `${hex(pk(6))}0102`, '03', // LockupLimitMap: PKID ‖ scope byte ‖ op byte ‖ count
-      '01', `${hex(pk(7))}${hex(pk(8))}`, '01020100', // StakeLimitMap: PKIDs ‖ exists ‖ bytes(256)
+      '01', hex(pk(7)), '01020100', // StakeLimitMap: validator PKID ‖ exists ‖ bytes(256)
       '00', // UnstakeLimitMap
       '00', // UnlockStakeLimitMap
     ].join('');
@@ -288,6 +288,6 @@ describe('TransactionSpendingLimit: strict decoding', () => {
   it('refuses an operation over 255 (core casts it to a byte)', () => rejects(hexToBytes(`000001${'21'}${'02'.repeat(33)}80020100000000000000000000000000`), /operation: 256 is over 255/));
   it('refuses a count its bytes cannot hold', () => rejects(hexToBytes('00ff01'), /TransactionCountLimitMap: 255 exceeds/));
   it('refuses a uint256 with a leading zero byte', () => {
-    rejects(hexToBytes(`${'00'.repeat(11)}01${'07'.repeat(33)}${'08'.repeat(33)}01020001000000`), /uint256 is not minimally encoded/);
+    rejects(hexToBytes(`${'00'.repeat(11)}01${'07'.repeat(33)}01020001000000`), /uint256 is not minimally encoded/);
   });
 });

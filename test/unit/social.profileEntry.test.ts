@@ -377,4 +377,18 @@ describe('transactionSpendingLimitResponse', () => {
     assert.equal(r['IsUnlimited'], false);
     assert.equal(txnString(7), 'TXN_UNDEFINED');
   });
+
+  it("spells NFT operations in core's numbering (2 accept_nft_bid, 3 nft_bid) and unknown values as core's fallbacks", () => {
+    const l = emptySpendingLimit();
+    const post = new Uint8Array(32).fill(9);
+    setLimit(l.nftOperations, LIMIT_KEYS.nftOperation, { postHash: post, serialNumber: 1n, operation: 2 }, 1n);
+    setLimit(l.nftOperations, LIMIT_KEYS.nftOperation, { postHash: post, serialNumber: 1n, operation: 3 }, 2n);
+    setLimit(l.nftOperations, LIMIT_KEYS.nftOperation, { postHash: post, serialNumber: 1n, operation: 9 }, 3n);
+    setLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: new Uint8Array(33), operation: 7 }, 4n);
+    setLimit(l.accessGroups, LIMIT_KEYS.accessGroup, { ownerPublicKey: newKey(), scopeType: 5, groupKeyName: new Uint8Array(32), operation: 1 }, 5n);
+    const r = transactionSpendingLimitResponse(l, 'testnet');
+    assert.deepEqual(r['NFTOperationLimitMap'], { [Buffer.from(post).toString('hex')]: { '1': { accept_nft_bid: 1n, nft_bid: 2n, undefined: 3n } } });
+    assert.deepEqual(r['CreatorCoinOperationLimitMap'], { '': { undefined: 4n } });
+    assert.equal((r['AccessGroupLimitMap'] as Array<Record<string, unknown>>)[0]!['ScopeType'], 'Unknown');
+  });
 });

@@ -102,8 +102,8 @@ export interface LockupLimitKey {
   operation: number;
 }
 export interface StakeLimitKey {
+  /** Zero = any validator. */
   validatorPKID: Uint8Array;
-  stakerPKID: Uint8Array;
 }
 
 /** Core's `Encode()` / `Decode()` of one kind of limit key. */
@@ -181,10 +181,10 @@ const lockup: LimitKeyCodec<LockupLimitKey> = {
   }),
 };
 
-/** Core's StakeLimitKey: validator PKID raw ‖ staker PKID raw. */
+/** Core's StakeLimitKey (lib/block_view_stake.go): the validator PKID raw, nothing else. */
 const stake: LimitKeyCodec<StakeLimitKey> = {
-  encode: (k) => concat([fixed(k.validatorPKID, PKID_BYTES, 'validatorPKID'), fixed(k.stakerPKID, PKID_BYTES, 'stakerPKID')]),
-  decode: (r, what) => ({ validatorPKID: r.take(PKID_BYTES, `${what}.validatorPKID`).slice(), stakerPKID: r.take(PKID_BYTES, `${what}.stakerPKID`).slice() }),
+  encode: (k) => fixed(k.validatorPKID, PKID_BYTES, 'validatorPKID'),
+  decode: (r, what) => ({ validatorPKID: r.take(PKID_BYTES, `${what}.validatorPKID`).slice() }),
 };
 
 export const LIMIT_KEYS = { coinOperation, nftOperation, limitOrder, association, accessGroup, lockup, stake } as const;
