@@ -1,0 +1,134 @@
+/**
+ * The layers of server/, held by a test (issue 20): every import between folders must be an
+ * arrow the table allows. Lower layers know nothing of the ones above: the chain knows no
+ * identity, social or transport code; identity and social know no HTTP; nothing below the
+ * routes imports a route. A new forbidden arrow fails here, naming the file and the import.
+ *
+ * `KNOWN_EXCEPTIONS` lists the arrows still to remove (type-only imports of the app's wiring
+ * types); the test fails when one is gone too, so the list only ever shrinks.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'server');
+
+type Layer = 'util' | 'store' | 'crypto' | 'keys' | 'cluster' | 'admin' | 'chain' | 'identity' | 'meta' | 'metrics' | 'social' | 'http' | 'routes' | 'app';
+
+/** Modules directly under server/: leaf utilities, or the app's wiring (entry points, config). */
+const ROOT_LAYER: Readonly<Record<string, Layer>> = {
+  'hex.ts': 'util',
+  'errors.ts': 'util',
+  'jsonDepth.ts': 'util',
+  'jsonText.ts': 'util',
+  'timeout.ts': 'util',
+  'log.ts': 'app',
+  'app.ts': 'app',
+  'node.ts': 'app',
+  'main.ts': 'app',
+  'config.ts': 'app',
+  'health.ts': 'app',
+  'cli.ts': 'app',
+};
+
+/** Which layers each layer may import (its own always). */
+const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
+  util: [],
+  store: ['util'],
+  crypto: ['util'],
+  keys: ['util'],
+  cluster: ['util', 'store'],
+  admin: ['util', 'store'],
+  chain: ['util', 'store', 'crypto', 'keys', 'cluster'],
+  identity: ['util', 'store', 'crypto', 'keys', 'chain'],
+  meta: ['util', 'store', 'keys', 'chain'],
+  social: ['util', 'store', 'crypto', 'keys', 'chain', 'identity'],
+  // The transport: parses, authorizes and answers; it may call down into any service.
+  http: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'social', 'metrics'],
+  metrics: ['util', 'crypto', 'http'],
+  routes: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'http'],
+  app: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'http', 'routes'],
+};
+
+/** Arrows still to remove, as `file -> imported file` (type-only imports of wiring types). */
+const KNOWN_EXCEPTIONS: readonly string[] = [
+  'http/adminAuth.ts -> app.ts',
+  'http/readCache.ts -> app.ts',
+  'http/router.ts -> config.ts',
+  'http/schema.ts -> config.ts',
+  'identity/index.ts -> config.ts',
+  'identity/secret.ts -> config.ts',
+  'meta/appState.ts -> config.ts',
+  'meta/exchangeRate.ts -> config.ts',
+  'routes/ -> app.ts',
+  'social/postEntry.ts -> app.ts',
+  // The spending-limit JSON reader validates with the HTTP schema library (issue 21's routes).
+  'social/spendingLimitRequest.ts -> http/schema.ts',
+  'social/profileEntry.ts -> app.ts',
+  'social/tutorial.ts -> app.ts',
+  'social/users.ts -> app.ts',
+];
+
+function layerOf(file: string): Layer {
+  const [top, ...rest] = file.split('/');
+  if (rest.length === 0) {
+    const layer = ROOT_LAYER[top!];
+    if (layer === undefined) throw new Error(`server/${file}: a module directly under server/ needs a layer in ROOT_LAYER`);
+    return layer;
+  }
+  if (!(top! in ALLOWED)) throw new Error(`server/${top}/: a folder needs a layer in ALLOWED`);
+  return top as Layer;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every relative import of every server module, as paths relative to server/. */
+function arrows(): Array<{ from: string; to: string }> {
+  const out: Array<{ from: string; to: string }> = [];
+  for (const path of sources(SERVER)) {
+    const from = relative(SERVER, path);
+    for (const m of readFileSync(path, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+      const to = relative(SERVER, normalize(join(dirname(path), m[1]!))).replace(/\.js$/, '.ts');
+      if (to.startsWith('..')) continue; // wasm/, workers/: outside server/
+      out.push({ from, to });
+    }
+  }
+  return out;
+}
+
+const exceptionOf = (from: string, to: string): string | undefined =>
+  KNOWN_EXCEPTIONS.find((e) => {
+    const [f, t] = e.split(' -> ');
+    return (f!.endsWith('/') ? from.startsWith(f!) : from === f) && to === t;
+  });
+
+describe('layers of server/', () => {
+  it('every import between folders is an arrow the table allows', () => {
+    const forbidden: string[] = [];
+    for (const { from, to } of arrows()) {
+      const [a, b] = [layerOf(from), layerOf(to)];
+      if (a === b || ALLOWED[a].includes(b) || exceptionOf(from, to) !== undefined) continue;
+      forbidden.push(`${from} (${a}) imports ${to} (${b})`);
+    }
+    assert.deepEqual(forbidden, [], `forbidden arrows:\n${forbidden.join('\n')}`);
+  });
+
+  it('every known exception still exists (remove it from the list once it is gone)', () => {
+    const used = new Set(arrows().map(({ from, to }) => exceptionOf(from, to)).filter((e) => e !== undefined));
+    assert.deepEqual(KNOWN_EXCEPTIONS.filter((e) => !used.has(e)), []);
+  });
+
+  it('the table fails on a forbidden arrow (chain importing http)', () => {
+    assert.equal(ALLOWED[layerOf('chain/chain.ts')].includes(layerOf('http/errors.ts')), false);
+    assert.equal(ALLOWED[layerOf('social/users.ts')].includes(layerOf('routes/posts.ts')), false);
+    assert.equal(ALLOWED[layerOf('identity/jwt.ts')].includes(layerOf('http/errors.ts')), false);
+  });
+});
