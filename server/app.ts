@@ -71,6 +71,7 @@ export function createRouter(deps: AppDeps): Router {
     commonHeaders: [['X-Node-Process', deps.registry.processId]],
     rateLimiter: deps.rateLimiter ?? null,
     onDispatched: metrics === null ? null : (o) => metrics.observeDispatch(o),
+    slowRequestMs: deps.config.slowRequestMs,
   });
   return router;
 }

@@ -30,6 +30,8 @@ export interface RouterOptions {
   rateLimiter?: RequestLimiter | null;
   /** Called once per dispatched request, after its response is ready (metrics). */
   onDispatched?: ((o: DispatchObservation) => void) | null;
+  /** A request slower than this is logged at info (all at debug; 5xx at info too). @default 1000 */
+  slowRequestMs?: number;
 }
 
 /** One dispatched request, as metrics see it. */
@@ -176,15 +178,30 @@ export class Router {
       if (memo === undefined) this.memos.set(route, (memo = newResponseMemo()));
     }
     const { out, encoding } = await finishResponse(answer, req, { etag: route?.method === 'GET', memo }, this.opts.log);
+    const ms = performance.now() - started;
+    const pattern = route?.path ?? (req.method === 'OPTIONS' ? PREFLIGHT : UNMATCHED);
     this.opts.onDispatched?.({
-      route: route?.path ?? (req.method === 'OPTIONS' ? PREFLIGHT : UNMATCHED),
+      route: pattern,
       method: req.method,
       status: out.status,
-      seconds: (performance.now() - started) / 1000,
+      seconds: ms / 1000,
       bodyBytes: typeof out.body === 'string' ? Buffer.byteLength(out.body) : out.body.byteLength,
       encoding,
     });
+    this.logRequest(req.method, pattern, out.status, ms);
     return out;
+  }
+
+  /**
+   * One line per request: at debug always, at info when it failed on our side (5xx) or took
+   * longer than `slowRequestMs`. The route's pattern, never the URL (it may carry keys), and
+   * never a body or header (they carry seeds and JWTs).
+   */
+  private logRequest(method: string, route: string, status: number, ms: number): void {
+    const log = this.opts.log;
+    const slow = ms >= (this.opts.slowRequestMs ?? 1000);
+    if (status >= 500 || slow) log.info({ method, route, status, ms: Math.round(ms * 10) / 10 }, slow ? 'slow request' : 'request failed');
+    else if (log.isLevelEnabled('debug')) log.debug({ method, route, status, ms: Math.round(ms * 10) / 10 }, 'request');
   }
 
   private async answer(req: IncomingRequest, matched: { route: Route | null }): Promise<OutgoingResponse> {

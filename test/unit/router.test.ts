@@ -179,3 +179,38 @@ describe('CORS', () => {
     }
   });
 });
+
+describe('request log', () => {
+  /** A router whose log lines are kept: level, fields and message of each. */
+  function logged(slowRequestMs: number, level = 'debug'): { router: Router; lines: Array<{ level: number; obj: Record<string, unknown> }> } {
+    const lines: Array<{ level: number; obj: Record<string, unknown> }> = [];
+    const stream = { write: (s: string) => void lines.push({ level: JSON.parse(s).level, obj: JSON.parse(s) }) };
+    return { router: new Router([routes], { network: 'testnet', corsOrigins: ['*'], log: pino({ level }, stream), slowRequestMs }), lines };
+  }
+  const requestLines = (lines: Array<{ obj: Record<string, unknown> }>) => lines.filter((l) => ['request', 'slow request', 'request failed'].includes(l.obj['msg'] as string));
+
+  it('logs every request at debug: method, route pattern, status, ms; never the URL or the body', async () => {
+    const { router: r, lines } = logged(60_000);
+    await r.dispatch(req('GET', '/api/v0/thing/tBCsecretlookingkey'));
+    await r.dispatch(req('POST', '/api/v0/echo', '{"Name":"seedwords"}'));
+    const got = requestLines(lines);
+    assert.equal(got.length, 2);
+    assert.deepEqual(got.map((l) => [l.level, l.obj['method'], l.obj['route'], l.obj['status']]), [
+      [20, 'GET', '/thing/:Id', 200],
+      [20, 'POST', '/echo', 200],
+    ]);
+    assert.equal(typeof got[0]!.obj['ms'], 'number');
+    const text = JSON.stringify(lines);
+    assert.ok(!text.includes('tBCsecretlookingkey') && !text.includes('seedwords'), 'neither the URL nor the body is logged');
+  });
+
+  it('logs a 5xx and a slow request at info, so they show at the default level', async () => {
+    const quiet = logged(60_000, 'info');
+    await quiet.router.dispatch(req('GET', '/api/v0/thing/1'));
+    await quiet.router.dispatch(req('GET', '/api/v0/bug'));
+    assert.deepEqual(requestLines(quiet.lines).map((l) => [l.obj['msg'], l.obj['status']]), [['request failed', 500]]);
+    const slow = logged(0, 'info');
+    await slow.router.dispatch(req('GET', '/api/v0/thing/1'));
+    assert.deepEqual(requestLines(slow.lines).map((l) => [l.obj['msg'], l.obj['route']]), [['slow request', '/thing/:Id']]);
+  });
+});
