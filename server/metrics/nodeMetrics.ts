@@ -9,12 +9,12 @@
  * memory, CPU and event loop delay.
  * @module
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { TaskName } from '../../workers/types.js';
 import type { PoolMetrics } from '../crypto/pool.js';
 import type { RateLimiterMetrics } from '../http/rateLimit.js';
 import type { RateClass } from '../http/rateClasses.js';
 import type { DispatchObservation } from '../http/router.js';
+import { ProcessMetrics } from './processMetrics.js';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './registry.js';
 
 /**
@@ -29,8 +29,6 @@ export const HTTP_LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 
  */
 export const CRYPTO_TASK_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** Event loop delay sampling resolution, ms (Node's default is 10; finer costs more wakeups). */
-const EVENT_LOOP_RESOLUTION_MS = 10;
 
 /** HTTP methods kept as label values; anything else is `other` (bounded cardinality). */
 const KNOWN_METHODS = new Set(['GET', 'POST', 'OPTIONS', 'HEAD', 'PUT', 'DELETE', 'PATCH']);
@@ -55,7 +53,7 @@ export interface MetricsSources {
 export class NodeMetrics {
   readonly registry: MetricsRegistry;
   private sources: MetricsSources | null = null;
-  private readonly loopDelay: IntervalHistogram;
+  private readonly process: ProcessMetrics;
   /** Largest crypto queue depth seen since the last scrape. */
   private queuePeak = 0;
 
@@ -79,8 +77,8 @@ export class NodeMetrics {
 
     this.httpRequests = r.counter({
       name: 'socialnode_http_requests_total',
-      help: 'HTTP requests answered, by route pattern (not the raw URL), method and status class.',
-      labelNames: ['route', 'method', 'status_class'],
+      help: 'HTTP requests answered, by route pattern (not the raw URL), method and status code.',
+      labelNames: ['route', 'method', 'code'],
     });
     this.httpLatency = r.histogram({
       name: 'socialnode_http_request_duration_seconds',
@@ -93,7 +91,7 @@ export class NodeMetrics {
       help: 'Response body bytes sent, by content coding (identity, br, gzip).',
       labelNames: ['encoding'],
     });
-    r.gauge({ name: 'socialnode_http_in_flight', help: 'HTTP requests and WebSocket messages being handled now.' }, (g) => {
+    r.gauge({ name: 'socialnode_http_requests_in_flight', help: 'HTTP requests and WebSocket messages being handled now.' }, (g) => {
       const s = src();
       if (s) g.set(undefined, s.inFlight());
     });
@@ -190,32 +188,7 @@ export class NodeMetrics {
       if (s) g.set({ store: s.storeKind, network: s.network }, 1);
     });
 
-    r.gauge({ name: 'process_resident_memory_bytes', help: 'Resident set size of this process.' }, (g) => g.set(undefined, process.memoryUsage.rss()));
-    r.gauge({ name: 'nodejs_heap_used_bytes', help: 'V8 heap in use.' }, (g) => g.set(undefined, process.memoryUsage().heapUsed));
-    r.counter({ name: 'process_cpu_seconds_total', help: 'User and system CPU time of this process (all threads).' }, (c) => {
-      const u = process.cpuUsage();
-      c.setTotal(undefined, (u.user + u.system) / 1e6);
-    });
-    const startSeconds = Math.round(Date.now() / 1000 - process.uptime());
-    r.gauge({ name: 'process_start_time_seconds', help: 'Start time of the process, Unix seconds.' }, (g) => g.set(undefined, startSeconds));
-    this.loopDelay = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });
-    this.loopDelay.enable();
-    r.gauge(
-      {
-        name: 'nodejs_eventloop_delay_seconds',
-        help: `Event loop delay since the previous scrape (sampled every ${EVENT_LOOP_RESOLUTION_MS} ms): p50, p99 and max. Reset by each scrape, so scrape from one place.`,
-        labelNames: ['stat'],
-      },
-      (g) => {
-        const h = this.loopDelay;
-        // Nanoseconds; NaN-free when nothing was sampled yet.
-        const s = (ns: number): number => (Number.isFinite(ns) ? ns / 1e9 : 0);
-        g.set({ stat: 'p50' }, s(h.percentile(50)));
-        g.set({ stat: 'p99' }, s(h.percentile(99)));
-        g.set({ stat: 'max' }, s(h.max));
-        h.reset();
-      },
-    );
+    this.process = new ProcessMetrics(r);
 
     this.cryptoPool = {
       queueDepth: (depth: number) => {
@@ -239,7 +212,7 @@ export class NodeMetrics {
   /** One answered HTTP request (the router calls this for every dispatch). */
   observeDispatch(o: DispatchObservation): void {
     const method = KNOWN_METHODS.has(o.method) ? o.method : 'other';
-    this.httpRequests.inc({ route: o.route, method, status_class: `${Math.floor(o.status / 100)}xx` });
+    this.httpRequests.inc({ route: o.route, method, code: String(o.status) });
     this.httpLatency.observe({ route: o.route, method }, o.seconds);
     this.httpBytes.inc({ encoding: o.encoding }, o.bodyBytes);
   }
@@ -248,8 +221,8 @@ export class NodeMetrics {
     return this.registry.render();
   }
 
-  /** Stops the event loop delay sampler. */
+  /** Stops the event loop delay sampler and the GC observer. */
   close(): void {
-    this.loopDelay.disable();
+    this.process.close();
   }
 }

@@ -100,12 +100,12 @@ for (const store of TEST_STORES) {
       it('serves the text format; a route’s request counter and latency histogram follow the traffic', async () => {
         const labels = { route: '/get-exchange-rate', method: 'GET' };
         const before = await scrape(n.url);
-        const count0 = sampleValue(before.families, 'socialnode_http_requests_total', { ...labels, status_class: '2xx' }) ?? 0;
+        const count0 = sampleValue(before.families, 'socialnode_http_requests_total', { ...labels, code: '200' }) ?? 0;
         const hist0 = sampleValue(before.families, 'socialnode_http_request_duration_seconds_count', labels) ?? 0;
         const N = 6;
         for (let i = 0; i < N; i++) assert.equal((await send(n.url, '/api/v0/get-exchange-rate')).status, 200);
         const after = await scrape(n.url);
-        assert.equal(sampleValue(after.families, 'socialnode_http_requests_total', { ...labels, status_class: '2xx' }), count0 + N);
+        assert.equal(sampleValue(after.families, 'socialnode_http_requests_total', { ...labels, code: '200' }), count0 + N);
         assert.equal(sampleValue(after.families, 'socialnode_http_request_duration_seconds_count', labels), hist0 + N);
         assert.equal(after.families.get('socialnode_http_request_duration_seconds')?.type, 'histogram');
         // Per process: every sample carries the answering process's id.
@@ -125,7 +125,7 @@ for (const store of TEST_STORES) {
         assert.ok(tasks.reduce((sum, s) => sum + s.value, 0) > 0, 'crypto batches were timed');
         assert.equal(v('socialnode_crypto_pool_queue_depth'), 0);
         assert.ok(v('process_resident_memory_bytes')! > 0, 'rss');
-        assert.ok(v('nodejs_eventloop_delay_seconds', { stat: 'max' })! >= 0, 'event loop delay');
+        assert.ok(v('nodejs_eventloop_lag_max_seconds')! >= 0, 'event loop lag');
       });
 
       it('counts miner feed subscribers', async () => {

@@ -24,8 +24,8 @@ after(async () => {
 
 async function inFlight(): Promise<number> {
   const text = (await request(n.url, '/metrics')).text;
-  const value = sampleValue(parsePrometheusText(text), 'socialnode_http_in_flight', {});
-  assert.ok(value !== undefined, 'the node exposes socialnode_http_in_flight');
+  const value = sampleValue(parsePrometheusText(text), 'socialnode_http_requests_in_flight', {});
+  assert.ok(value !== undefined, 'the node exposes socialnode_http_requests_in_flight');
   // The scrape itself is in flight while it renders.
   return value - 1;
 }

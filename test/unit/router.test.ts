@@ -187,7 +187,7 @@ describe('request log', () => {
     const stream = { write: (s: string) => void lines.push({ level: JSON.parse(s).level, obj: JSON.parse(s) }) };
     return { router: new Router([routes], { network: 'testnet', corsOrigins: ['*'], log: pino({ level }, stream), slowRequestMs }), lines };
   }
-  const requestLines = (lines: Array<{ obj: Record<string, unknown> }>) => lines.filter((l) => ['request', 'slow request', 'request failed'].includes(l.obj['msg'] as string));
+  const requestLines = (lines: Array<{ level: number; obj: Record<string, unknown> }>) => lines.filter((l) => ['request', 'slow request', 'request failed'].includes(l.obj['msg'] as string));
 
   it('logs every request at debug: method, route pattern, status, ms; never the URL or the body', async () => {
     const { router: r, lines } = logged(60_000);
