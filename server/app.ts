@@ -72,6 +72,7 @@ export function createRouter(deps: AppDeps): Router {
     rateLimiter: deps.rateLimiter ?? null,
     onDispatched: metrics === null ? null : (o) => metrics.observeDispatch(o),
     slowRequestMs: deps.config.slowRequestMs,
+    responseNames: deps.config.responseNames,
   });
   return router;
 }

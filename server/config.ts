@@ -48,6 +48,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   healthProbeIntervalMs: number;
   slowRequestMs: number;
+  responseNames: 'spec' | 'reference';
   readCacheMb: number;
   identitySecret: string | undefined;
   identitySecretFile: string | undefined;
@@ -160,6 +161,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'healthProbeIntervalMs', flag: 'health-probe-interval-ms', env: 'HEALTH_PROBE_INTERVAL_MS',
     kind: { type: 'int', min: 50, max: 60_000 }, default: 250,
     doc: 'How often the store is pinged for health-check (health-check itself never waits on the store; a ping unanswered within 1 s fails).' },
+  { key: 'responseNames', flag: 'response-names', env: 'RESPONSE_NAMES', kind: { type: 'enum', values: ['spec', 'reference'] }, default: 'spec',
+    doc: 'Response field names: the spec\'s (Native/Legacy), or the reference backend\'s (DeSo/DESO/BitClout: what the official SDK\'s types declare). Requests accept both either way.' },
   { key: 'slowRequestMs', flag: 'slow-request-ms', env: 'SLOW_REQUEST_MS', kind: { type: 'int', min: 0, max: 3_600_000 }, default: 1000,
     doc: 'A request slower than this is logged at info (every request is logged at debug: method, route pattern, status, ms); 0 logs every request at info.' },
   { key: 'readCacheMb', flag: 'read-cache-mb', env: 'READ_CACHE_MB', kind: { type: 'int', min: 0, max: 65_536 }, default: 64,

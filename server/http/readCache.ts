@@ -34,6 +34,7 @@ import { raw, type Reply, type Route, type RouteContext } from './route.js';
 import { encodeValue } from '../store/codec.js';
 import type { IndexRange } from '../store/types.js';
 import { PROFILE_FLAGS_VERSION } from '../social/profileEntry.js';
+import { responseBody } from './responseNames.js';
 
 /** Keys longer than this (large bodies) are not cached: they are rare and would crowd out the rest. */
 const MAX_KEY_CHARS = 4096;
@@ -354,7 +355,7 @@ export function cachedRoute<B>(deps: Pick<AppDeps, 'chain' | 'store' | 'config'>
       const reply = await handle(ctx, chainReads(deps, reads));
       if (reply.kind !== 'json' || reply.status !== 200 || reply.headers !== undefined) return reply;
       // Serialized as the router would (compact JSON and a newline), once.
-      const serialized = Buffer.from(stringifyJson(reply.body) + '\n', 'utf8');
+      const serialized = Buffer.from(stringifyJson(responseBody(reply.body, deps.config.responseNames)) + '\n', 'utf8');
       cache.store(version, key, serialized, reads);
       return raw(serialized, 'application/json');
     },

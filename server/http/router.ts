@@ -17,6 +17,7 @@ import type { Method, Reply, Route } from './route.js';
 import type { IncomingRequest, OutgoingResponse } from './uws.js';
 import { PayloadTooLarge } from './uws.js';
 import { originListed } from './origins.js';
+import { responseBody, type ResponseNames } from './responseNames.js';
 
 export const API_PREFIX = '/api/v0';
 
@@ -32,6 +33,8 @@ export interface RouterOptions {
   onDispatched?: ((o: DispatchObservation) => void) | null;
   /** A request slower than this is logged at info (all at debug; 5xx at info too). @default 1000 */
   slowRequestMs?: number;
+  /** Response field names (responseNames.ts). @default 'spec' */
+  responseNames?: ResponseNames;
 }
 
 /** One dispatched request, as metrics see it. */
@@ -238,7 +241,7 @@ export class Router {
         caller: limiter ? { authenticated: (pk: string) => limiter.checkCaller(route, req.remoteAddress, pk) } : UNLIMITED_CALLER,
       };
       const reply = await route.handle(ctx);
-      return encodeReply(reply, base);
+      return encodeReply(reply, base, this.opts.responseNames ?? 'spec');
     } catch (err) {
       const e = toErrorReply(err, this.opts.log);
       return {
@@ -261,14 +264,14 @@ function parseJsonBody(buf: Buffer): unknown {
   }
 }
 
-function encodeReply(reply: Reply, base: Array<readonly [string, string]>): OutgoingResponse {
+function encodeReply(reply: Reply, base: Array<readonly [string, string]>, names: ResponseNames): OutgoingResponse {
   switch (reply.kind) {
     case 'json':
       return {
         status: reply.status,
         headers: [...base, ...Object.entries(reply.headers ?? {}), ['Content-Type', 'application/json']],
         // The reference answers with json.Encoder output: compact JSON and a newline.
-        body: stringifyJson(reply.body) + '\n',
+        body: stringifyJson(responseBody(reply.body, names)) + '\n',
       };
     case 'raw':
       return {

@@ -8,6 +8,7 @@ import type { AppDeps } from '../app.js';
 import { openApiDocument } from '../http/openapi.js';
 import { raw, route, type Route } from '../http/route.js';
 import { stringifyJson } from '../http/router.js';
+import { responseBody } from '../http/responseNames.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -31,7 +32,7 @@ export function openApiRoutes(deps: AppDeps, mounted: () => readonly Route[]): R
       },
       handle() {
         document ??= stringifyJson(
-          openApiDocument(mounted(), { title: 'social-node API', version, network: deps.config.network }),
+          responseBody(openApiDocument(mounted(), { title: 'social-node API', version, network: deps.config.network }), deps.config.responseNames),
         );
         return raw(document, 'application/json');
       },

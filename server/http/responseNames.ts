@@ -1,0 +1,62 @@
+/**
+ * Response field names: the spec's (Native/Legacy) by default, or, with `--response-names
+ * reference`, the reference backend's (DeSo/DESO/BitClout), so frontends typed against the
+ * official SDK's `backend-types` read every field. One table, applied where a response is
+ * serialized (router, read cache, OpenAPI), never per route. Requests accept both already.
+ * @module
+ */
+
+export type ResponseNames = 'spec' | 'reference';
+
+/** Spec name → the reference backend's, for every response field that differs. */
+export const REFERENCE_NAMES: Readonly<Record<string, string>> = Object.freeze({
+  NativeBalanceNanos: 'DESOBalanceNanos',
+  HodlerNativeBalanceNanos: 'HodlerDESOBalanceNanos',
+  CoinPriceNativeNanos: 'CoinPriceDeSoNanos',
+  CoinPriceLegacyNanos: 'CoinPriceBitCloutNanos',
+  NativeLockedNanos: 'DeSoLockedNanos',
+  LegacyLockedNanos: 'BitCloutLockedNanos',
+  BestExchangeRateNativePerDAOCoin: 'BestExchangeRateDESOPerDAOCoin',
+  SatoshisPerNativeExchangeRate: 'SatoshisPerDeSoExchangeRate',
+  SatoshisPerLegacyExchangeRate: 'SatoshisPerBitCloutExchangeRate',
+  USDCentsPerNativeExchangeRate: 'USDCentsPerDeSoExchangeRate',
+  USDCentsPerLegacyExchangeRate: 'USDCentsPerBitCloutExchangeRate',
+  TotalRefererrerNativeNanos: 'TotalReferrerDeSoNanos',
+  TotalRefereeNativeNanos: 'TotalRefereeDeSoNanos',
+  NativeToSellNanos: 'DeSoToSellNanos',
+  NativeToAddNanos: 'DeSoToAddNanos',
+  MinNativeExpectedNanos: 'MinDeSoExpectedNanos',
+  ExpectedNativeReturnedNanos: 'ExpectedDeSoReturnedNanos',
+  HasStarterNativeSeed: 'HasStarterDeSoSeed',
+});
+
+const RENAMED = new Map(Object.entries(REFERENCE_NAMES));
+
+/**
+ * `body` with every object key the table names renamed, at any depth. Objects and arrays that
+ * hold nothing to rename are returned as they are (no copy); the rest are copied along the path.
+ */
+export function withReferenceNames(body: unknown): unknown {
+  if (Array.isArray(body)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < body.length; i++) {
+      const v = withReferenceNames(body[i]);
+      if (v !== body[i]) (out ??= body.slice())[i] = v;
+    }
+    return out ?? body;
+  }
+  if (body === null || typeof body !== 'object' || ArrayBuffer.isView(body)) return body;
+  let changed = false;
+  const entries = Object.entries(body as Record<string, unknown>).map(([k, v]): [string, unknown] => {
+    const name = RENAMED.get(k) ?? k;
+    const value = withReferenceNames(v);
+    if (name !== k || value !== v) changed = true;
+    return [name, value];
+  });
+  return changed ? Object.fromEntries(entries) : body;
+}
+
+/** The body to serialize under this setting. */
+export function responseBody(body: unknown, names: ResponseNames): unknown {
+  return names === 'reference' ? withReferenceNames(body) : body;
+}
