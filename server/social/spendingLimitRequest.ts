@@ -33,6 +33,7 @@ import {
   NFT_OPS,
   txnString,
 } from './spendingLimitResponse.js';
+import { GROUP_KEY_NAME_BYTES, PUBLIC_KEY_BYTES } from '../chain/txn/sizes.js';
 
 /**
  * Entries one limit may have, over every map. Core sets no number; this bounds the work of one
@@ -40,8 +41,6 @@ import {
  * has two).
  */
 export const MAX_LIMIT_ENTRIES = 1_000;
-const PKID_BYTES = 33;
-const GROUP_KEY_NAME_BYTES = 32;
 const U256_MAX = (1n << 256n) - 1n;
 /** The key of the native coin on either side of a DAO coin limit-order pair. */
 const DESO_KEY = 'DESO';
@@ -156,7 +155,7 @@ export function spendingLimitFromJson(j: TransactionSpendingLimitJson, network: 
     }
   };
   /** A public key as its PKID; `""` is the zero PKID ("any"). */
-  const pkid = (s: string, field: string): Uint8Array => (s === '' ? new Uint8Array(PKID_BYTES) : publicKey(s, field));
+  const pkid = (s: string, field: string): Uint8Array => (s === '' ? new Uint8Array(PUBLIC_KEY_BYTES) : publicKey(s, field));
   const entriesOf = <T>(m: Record<string, T> | undefined): Array<[string, T]> => (m === undefined ? [] : Object.entries(m));
 
   for (const [txn, n] of entriesOf(j.TransactionCountLimitMap)) {
@@ -189,7 +188,7 @@ export function spendingLimitFromJson(j: TransactionSpendingLimitJson, network: 
     }
   }
 
-  const coin = (s: string): Uint8Array => (s === DESO_KEY ? new Uint8Array(PKID_BYTES) : pkid(s, 'DAOCoinLimitOrderLimitMap'));
+  const coin = (s: string): Uint8Array => (s === DESO_KEY ? new Uint8Array(PUBLIC_KEY_BYTES) : pkid(s, 'DAOCoinLimitOrderLimitMap'));
   for (const [buying, bySelling] of entriesOf(j.DAOCoinLimitOrderLimitMap)) {
     const buyingCreatorPKID = coin(buying);
     for (const [selling, n] of Object.entries(bySelling)) {

@@ -47,7 +47,7 @@ describe('--response-names reference', () => {
       await n.ok('get-single-profile', { PublicKeyBase58Check: user.pk }),
       await n.ok('get-users-stateless', { PublicKeysBase58Check: [user.pk], SkipForLeaderboard: false }),
       await n.ok('get-app-state', {}),
-      await (await fetch(`${n.url}/api/v0/get-exchange-rate`)).json(),
+      (await (await fetch(`${n.url}/api/v0/get-exchange-rate`)).json()) as J,
     ];
     const keys = new Set(answers.flatMap((a) => [...keysOf(a)]));
     assert.deepEqual([...keys].filter((k) => /Native|Legacy/.test(k)), [], 'no spec-only name is left');

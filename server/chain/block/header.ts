@@ -22,6 +22,7 @@
  */
 import { desoHashV1 } from '../../../wasm/hash.js';
 import { BlockError } from './errors.js';
+import { HASH_BYTES } from '../txn/sizes.js';
 
 /** Size of a v1 header. */
 export const HEADER_BYTES = 100;
@@ -38,7 +39,6 @@ export const HEADER_OFFSETS = {
   extraNonce: 92,
 } as const;
 
-const HASH_BYTES = 32;
 const U32_MAX = 0xffff_ffffn;
 const U64_MAX = (1n << 64n) - 1n;
 

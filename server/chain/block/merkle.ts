@@ -14,8 +14,8 @@
 import { sha256dInto } from '../../../wasm/hash.js';
 import { txnHash } from '../txn/envelope.js';
 import { BlockError } from './errors.js';
+import { HASH_BYTES } from '../txn/sizes.js';
 
-const HASH_BYTES = 32;
 
 /** The Merkle root of the txn hashes (each 32 bytes, in block order). MERKLE_EMPTY for none. */
 export function merkleRoot(txnHashes: readonly Uint8Array[]): Uint8Array {

@@ -56,6 +56,7 @@ import {
 import type { ConnectContext, TxnInfo } from './connect.js';
 import { RuleError, type RuleErrorCode } from './errors.js';
 import type { HandlerEntry } from './handlers.js';
+import { GROUP_KEY_NAME_BYTES } from '../txn/sizes.js';
 
 /** ExtraData keys of an authorization (core TransactionSpendingLimitKey, DerivedKeyMemoKey). */
 export const TRANSACTION_SPENDING_LIMIT_EXTRA = 'TransactionSpendingLimit';
@@ -63,7 +64,6 @@ export const DERIVED_KEY_MEMO_EXTRA = 'DerivedKeyMemo';
 
 /** The zero PKID: "any creator" in limit keys. */
 const ANY_PKID = new Uint8Array(33);
-const GROUP_KEY_NAME_BYTES = 32;
 
 // Core's limit-operation numbers (lib/network.go CreatorCoinLimitOperation, DAOCoinLimitOperation,
 // AssociationAppScopeType, AccessGroupScopeType).

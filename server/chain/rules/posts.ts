@@ -14,6 +14,7 @@ import { decodeMetadata, TxnType, type SubmitPostMetadata } from '../txn/metadat
 import type { ConnectContext, TxnInfo } from './connect.js';
 import { RuleError } from './errors.js';
 import type { HandlerEntry } from './handlers.js';
+import { HASH_BYTES, PUBLIC_KEY_BYTES } from '../txn/sizes.js';
 
 /** ExtraData keys core reads on SUBMIT_POST (its constants RepostedPostHash, IsQuotedRepostKey, IsFrozenKey). */
 export const POST_EXTRA_KEYS = { repostedPostHash: 'RecloutedPostHash', isQuotedRepost: 'IsQuotedReclout', isFrozen: 'IsFrozen' } as const;
@@ -27,8 +28,6 @@ export const POST_LIMITS = {
   maxCreatorBasisPoints: 10_000n,
 } as const;
 
-const HASH = 32;
-const PUBLIC_KEY = 33;
 const CONSENSUS_KEYS = new Set<string>(Object.values(POST_EXTRA_KEYS));
 
 /** What the transaction's ExtraData says about reposting and freezing, and the rest of it. */
@@ -45,8 +44,8 @@ function readExtra(txn: TxnEnvelope): PostExtra {
   const reposted = value(POST_EXTRA_KEYS.repostedPostHash);
   // Core copies the value into a 32-byte hash, whatever its length.
   const repostedPostHash = reposted === undefined ? null : (() => {
-    const h = new Uint8Array(HASH);
-    h.set(reposted.subarray(0, HASH));
+    const h = new Uint8Array(HASH_BYTES);
+    h.set(reposted.subarray(0, HASH_BYTES));
     return h;
   })();
   return {
@@ -70,10 +69,10 @@ const addClamped = (n: bigint, by: bigint): bigint => (n + by < 0n ? 0n : n + by
 
 /** The parent and grandparent posts of a post whose parent is a post hash; both must exist. */
 async function ancestorsOf(view: StateView, parentStakeId: Uint8Array): Promise<Uint8Array[]> {
-  if (parentStakeId.length !== HASH) return [];
+  if (parentStakeId.length !== HASH_BYTES) return [];
   const parent = await getPost(view, parentStakeId);
   if (parent === undefined) throw new RuleError('RuleErrorSubmitPostParentNotFound', `parent post ${toHex(parentStakeId)} does not exist`);
-  if (parent.parentStakeId.length !== HASH) return [parent.postHash];
+  if (parent.parentStakeId.length !== HASH_BYTES) return [parent.postHash];
   if ((await getPost(view, parent.parentStakeId)) === undefined) {
     throw new RuleError('RuleErrorSubmitPostParentNotFound', `grandparent post ${toHex(parent.parentStakeId)} does not exist`);
   }
@@ -90,8 +89,8 @@ async function createPost(view: StateView, txn: TxnEnvelope, m: SubmitPostMetada
   }
   if (m.timestampNanos === 0n) throw new RuleError('RuleErrorSubmitPostTimestampIsZero', 'TimestampNanos is 0');
   const parentLength = m.parentStakeId.length;
-  if (parentLength !== 0 && parentLength !== HASH && parentLength !== PUBLIC_KEY) {
-    throw new RuleError('RuleErrorSubmitPostInvalidParentStakeIDLength', `ParentStakeID has ${parentLength} bytes; expected 0, ${HASH} or ${PUBLIC_KEY}`);
+  if (parentLength !== 0 && parentLength !== HASH_BYTES && parentLength !== PUBLIC_KEY_BYTES) {
+    throw new RuleError('RuleErrorSubmitPostInvalidParentStakeIDLength', `ParentStakeID has ${parentLength} bytes; expected 0, ${HASH_BYTES} or ${PUBLIC_KEY_BYTES}`);
   }
   if ((await getPost(view, info.hash)) !== undefined) throw new RuleError('RuleErrorPostAlreadyExists', `post ${toHex(info.hash)} already exists`);
   if (extra.repostedPostHash !== null) {
@@ -140,8 +139,8 @@ function mergePostExtraData(old: Array<[Uint8Array, Uint8Array]>, update: Array<
 }
 
 async function modifyPost(view: StateView, txn: TxnEnvelope, m: SubmitPostMetadata, extra: PostExtra): Promise<void> {
-  if (m.postHashToModify.length !== HASH) {
-    throw new RuleError('RuleErrorSubmitPostInvalidPostHashToModify', `PostHashToModify has ${m.postHashToModify.length} bytes; expected ${HASH}`);
+  if (m.postHashToModify.length !== HASH_BYTES) {
+    throw new RuleError('RuleErrorSubmitPostInvalidPostHashToModify', `PostHashToModify has ${m.postHashToModify.length} bytes; expected ${HASH_BYTES}`);
   }
   const existing = await getPost(view, m.postHashToModify);
   if (existing === undefined) throw new RuleError('RuleErrorSubmitPostModifyingNonexistentPost', `post ${toHex(m.postHashToModify)} does not exist`);

@@ -24,9 +24,10 @@ import { bytesText, textBytes, textLength } from './keyText.js';
 import type { IndexRange } from '../../store/types.js';
 import type { StateIndexReader, StateReader } from './reader.js';
 import type { StateView } from './view.js';
+import { GROUP_KEY_NAME_BYTES } from '../txn/sizes.js';
 
 /** Group key names are 32 bytes on chain: shorter names are right-padded with zeros. */
-export const GROUP_KEY_NAME_BYTES = 32;
+export { GROUP_KEY_NAME_BYTES };
 /** Raw key names must have 1..32 bytes (core Min/MaxAccessGroupKeyNameCharacters). */
 export const MIN_GROUP_KEY_NAME_BYTES = 1;
 

@@ -14,6 +14,7 @@
 import { sha256d } from '../../../wasm/hash.js';
 import { TxnDecodeError } from './errors.js';
 import { encodeUvarint, Reader } from './varint.js';
+import { PUBLIC_KEY_BYTES } from './sizes.js';
 
 export interface TxnInput {
   txid: Uint8Array;
@@ -49,7 +50,6 @@ export interface TxnEnvelope {
   signatureField: { start: number; end: number };
 }
 
-const PUBLIC_KEY_BYTES = 33;
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return Buffer.compare(a, b);

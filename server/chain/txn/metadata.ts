@@ -17,6 +17,7 @@
 import type { TxnInput } from './envelope.js';
 import { TxnDecodeError } from './errors.js';
 import { encodeUvarint, Reader } from './varint.js';
+import { GROUP_KEY_NAME_BYTES, HASH_BYTES, PUBLIC_KEY_BYTES, U256_BYTES } from './sizes.js';
 
 export const TxnType = {
   BLOCK_REWARD: 1,
@@ -236,10 +237,6 @@ export type TxnMetadataOf<T extends TxnMetadataType> = Extract<TxnMetadata, { ty
 /** Sanity cap on metadata length, far above anything a block could carry. */
 export const MAX_METADATA_BYTES = 16 * 1024 * 1024;
 
-const PK = 33;
-const HASH = 32;
-const U256 = 32;
-const GROUP_KEY_NAME = 32;
 const MAX_BLOCK_REWARD_EXTRA_DATA = 250;
 const U64_MAX = (1n << 64n) - 1n;
 const U256_MAX = (1n << 256n) - 1n;
@@ -315,7 +312,7 @@ class MetaReader {
   }
 
   pk(field: string): Uint8Array {
-    return this.sized(field, PK);
+    return this.sized(field, PUBLIC_KEY_BYTES);
   }
 
   /** Core's optional encodings: `00` for nil, else `uvarint(size) ‖ size bytes`. */
@@ -327,13 +324,13 @@ class MetaReader {
   }
 
   optU256(field: string): bigint | null {
-    const b = this.optional(field, U256);
+    const b = this.optional(field, U256_BYTES);
     return b === null ? null : bigintOf(b);
   }
 
   /** `uvarint len ‖ minimal big-endian`, as core writes `uint256.Int.Bytes()`. */
   u256(field: string): bigint {
-    const b = this.bytes(field, U256);
+    const b = this.bytes(field, U256_BYTES);
     if (b.length > 0 && b[0] === 0) this.fail(field, 'uint256 has a leading zero byte (not minimal)');
     return bigintOf(b);
   }
@@ -357,7 +354,7 @@ class MetaReader {
 
   /** A 32-byte zero-padded group key name; returns it without the padding. */
   paddedName(field: string): Uint8Array {
-    const b = this.sized(field, GROUP_KEY_NAME);
+    const b = this.sized(field, GROUP_KEY_NAME_BYTES);
     let end = b.length;
     while (end > 0 && b[end - 1] === 0) end--;
     return b.slice(0, end);
@@ -428,7 +425,7 @@ class MetaWriter {
   }
 
   pk(field: string, b: Uint8Array): this {
-    return this.sized(field, b, PK);
+    return this.sized(field, b, PUBLIC_KEY_BYTES);
   }
 
   optional(field: string, b: Uint8Array | null, size: number): this {
@@ -441,7 +438,7 @@ class MetaWriter {
   }
 
   optU256(field: string, v: bigint | null): this {
-    return v === null ? this.push(encodeUvarint(0)) : this.sized(field, bytesOf(this.u256Value(field, v), U256), U256);
+    return v === null ? this.push(encodeUvarint(0)) : this.sized(field, bytesOf(this.u256Value(field, v), U256_BYTES), U256_BYTES);
   }
 
   u256(field: string, v: bigint): this {
@@ -462,10 +459,10 @@ class MetaWriter {
   }
 
   paddedName(field: string, name: Uint8Array): this {
-    if (this.check(field, name).length > GROUP_KEY_NAME) this.fail(field, `${name.length} bytes exceeds the maximum of ${GROUP_KEY_NAME}`);
-    const padded = new Uint8Array(GROUP_KEY_NAME);
+    if (this.check(field, name).length > GROUP_KEY_NAME_BYTES) this.fail(field, `${name.length} bytes exceeds the maximum of ${GROUP_KEY_NAME_BYTES}`);
+    const padded = new Uint8Array(GROUP_KEY_NAME_BYTES);
     padded.set(name);
-    return this.push(encodeUvarint(GROUP_KEY_NAME)).push(padded);
+    return this.push(encodeUvarint(GROUP_KEY_NAME_BYTES)).push(padded);
   }
 
   /** Sorted by key bytes, as core's EncodeExtraData writes its map. */
@@ -539,7 +536,7 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
   UPDATE_PROFILE: {
     encode: (w, m) =>
       w
-        .sized('profilePublicKey', m.profilePublicKey, 0, PK)
+        .sized('profilePublicKey', m.profilePublicKey, 0, PUBLIC_KEY_BYTES)
         .bytes('newUsername', m.newUsername)
         .bytes('newDescription', m.newDescription)
         .bytes('newProfilePic', m.newProfilePic)
@@ -548,7 +545,7 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
         .bool('isHidden', m.isHidden),
     decode: (r) => ({
       type: 'UPDATE_PROFILE',
-      profilePublicKey: r.sized('profilePublicKey', 0, PK),
+      profilePublicKey: r.sized('profilePublicKey', 0, PUBLIC_KEY_BYTES),
       newUsername: r.bytes('newUsername'),
       newDescription: r.bytes('newDescription'),
       newProfilePic: r.bytes('newProfilePic'),
@@ -558,12 +555,12 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
     }),
   },
   FOLLOW: {
-    encode: (w, m) => w.fixed('followedPublicKey', m.followedPublicKey, PK).bool('isUnfollow', m.isUnfollow),
-    decode: (r) => ({ type: 'FOLLOW', followedPublicKey: r.fixed('followedPublicKey', PK), isUnfollow: r.bool('isUnfollow') }),
+    encode: (w, m) => w.fixed('followedPublicKey', m.followedPublicKey, PUBLIC_KEY_BYTES).bool('isUnfollow', m.isUnfollow),
+    decode: (r) => ({ type: 'FOLLOW', followedPublicKey: r.fixed('followedPublicKey', PUBLIC_KEY_BYTES), isUnfollow: r.bool('isUnfollow') }),
   },
   LIKE: {
-    encode: (w, m) => w.fixed('likedPostHash', m.likedPostHash, HASH).bool('isUnlike', m.isUnlike),
-    decode: (r) => ({ type: 'LIKE', likedPostHash: r.fixed('likedPostHash', HASH), isUnlike: r.bool('isUnlike') }),
+    encode: (w, m) => w.fixed('likedPostHash', m.likedPostHash, HASH_BYTES).bool('isUnlike', m.isUnlike),
+    decode: (r) => ({ type: 'LIKE', likedPostHash: r.fixed('likedPostHash', HASH_BYTES), isUnlike: r.bool('isUnlike') }),
   },
   CREATOR_COIN: {
     encode: (w, m) =>
@@ -634,37 +631,37 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
   DAO_COIN_LIMIT_ORDER: {
     encode: (w, m) =>
       w
-        .optional('buyingDAOCoinCreatorPublicKey', m.buyingDAOCoinCreatorPublicKey, PK)
-        .optional('sellingDAOCoinCreatorPublicKey', m.sellingDAOCoinCreatorPublicKey, PK)
+        .optional('buyingDAOCoinCreatorPublicKey', m.buyingDAOCoinCreatorPublicKey, PUBLIC_KEY_BYTES)
+        .optional('sellingDAOCoinCreatorPublicKey', m.sellingDAOCoinCreatorPublicKey, PUBLIC_KEY_BYTES)
         .optU256('scaledExchangeRateCoinsToSellPerCoinToBuy', m.scaledExchangeRateCoinsToSellPerCoinToBuy)
         .optU256('quantityToFillInBaseUnits', m.quantityToFillInBaseUnits)
         .enumUvarint('operationType', m.operationType)
         .enumUvarint('fillType', m.fillType)
-        .optional('cancelOrderId', m.cancelOrderId, HASH)
+        .optional('cancelOrderId', m.cancelOrderId, HASH_BYTES)
         .array('bidderInputs', m.bidderInputs, (b, at) => {
-          w.fixed(`${at}.transactorPublicKey`, b.transactorPublicKey, PK).array(`${at}.inputs`, b.inputs, (input, at2) => {
-            w.fixed(`${at2}.txid`, input.txid, HASH).u64(`${at2}.index`, input.index, U32_MAX);
+          w.fixed(`${at}.transactorPublicKey`, b.transactorPublicKey, PUBLIC_KEY_BYTES).array(`${at}.inputs`, b.inputs, (input, at2) => {
+            w.fixed(`${at2}.txid`, input.txid, HASH_BYTES).u64(`${at2}.index`, input.index, U32_MAX);
           });
         })
         .u64('feeNanos', m.feeNanos),
     decode: (r) => {
-      const buying = r.optional('buyingDAOCoinCreatorPublicKey', PK);
-      const selling = r.optional('sellingDAOCoinCreatorPublicKey', PK);
+      const buying = r.optional('buyingDAOCoinCreatorPublicKey', PUBLIC_KEY_BYTES);
+      const selling = r.optional('sellingDAOCoinCreatorPublicKey', PUBLIC_KEY_BYTES);
       const rate = r.optU256('scaledExchangeRateCoinsToSellPerCoinToBuy');
       const quantity = r.optU256('quantityToFillInBaseUnits');
       const operationType = r.enumUvarint('operationType');
       const fillType = r.enumUvarint('fillType');
-      const cancelOrderId = r.optional('cancelOrderId', HASH);
+      const cancelOrderId = r.optional('cancelOrderId', HASH_BYTES);
       const bidderInputs: DeSoInputsByTransactor[] = [];
       // Each transactor is at least pk 33 ‖ count 1; each input at least txid 32 ‖ index 1.
-      const nBidders = r.count('bidderInputs', PK + 1);
+      const nBidders = r.count('bidderInputs', PUBLIC_KEY_BYTES + 1);
       for (let i = 0; i < nBidders; i++) {
-        const transactorPublicKey = r.fixed(`bidderInputs[${i}].transactorPublicKey`, PK);
+        const transactorPublicKey = r.fixed(`bidderInputs[${i}].transactorPublicKey`, PUBLIC_KEY_BYTES);
         const inputs: TxnInput[] = [];
-        const nInputs = r.count(`bidderInputs[${i}].inputs`, HASH + 1);
+        const nInputs = r.count(`bidderInputs[${i}].inputs`, HASH_BYTES + 1);
         for (let j = 0; j < nInputs; j++) {
           const at = `bidderInputs[${i}].inputs[${j}]`;
-          const txid = r.fixed(`${at}.txid`, HASH);
+          const txid = r.fixed(`${at}.txid`, HASH_BYTES);
           const index = r.u64(`${at}.index`);
           if (index > U32_MAX) r.fail(`${at}.index`, `${index} exceeds 2^32-1`);
           inputs.push({ txid, index });
@@ -690,13 +687,13 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
       w
         .pk('ownerPublicKey', m.ownerPublicKey)
         .pk('accessGroupPublicKey', m.accessGroupPublicKey)
-        .bytes('keyName', m.keyName, GROUP_KEY_NAME)
+        .bytes('keyName', m.keyName, GROUP_KEY_NAME_BYTES)
         .enumUvarint('operationType', m.operationType),
     decode: (r) => ({
       type: 'ACCESS_GROUP',
       ownerPublicKey: r.pk('ownerPublicKey'),
       accessGroupPublicKey: r.pk('accessGroupPublicKey'),
-      keyName: r.bytes('keyName', GROUP_KEY_NAME),
+      keyName: r.bytes('keyName', GROUP_KEY_NAME_BYTES),
       operationType: r.enumUvarint('operationType'),
     }),
   },
@@ -704,24 +701,24 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
     encode: (w, m) =>
       w
         .pk('ownerPublicKey', m.ownerPublicKey)
-        .bytes('keyName', m.keyName, GROUP_KEY_NAME)
+        .bytes('keyName', m.keyName, GROUP_KEY_NAME_BYTES)
         .array('members', m.members, (member, at) => {
           w.pk(`${at}.memberPublicKey`, member.memberPublicKey)
-            .bytes(`${at}.memberKeyName`, member.memberKeyName, GROUP_KEY_NAME)
+            .bytes(`${at}.memberKeyName`, member.memberKeyName, GROUP_KEY_NAME_BYTES)
             .bytes(`${at}.encryptedKey`, member.encryptedKey)
             .extraData(`${at}.extraData`, member.extraData);
         })
         .enumUvarint('operationType', m.operationType),
     decode: (r) => {
       const ownerPublicKey = r.pk('ownerPublicKey');
-      const keyName = r.bytes('keyName', GROUP_KEY_NAME);
+      const keyName = r.bytes('keyName', GROUP_KEY_NAME_BYTES);
       const members: AccessGroupMember[] = [];
       // A member is at least (1 + 33) + 1 + 1 + 1 bytes.
-      const n = r.count('members', PK + 4);
+      const n = r.count('members', PUBLIC_KEY_BYTES + 4);
       for (let i = 0; i < n; i++) {
         members.push({
           memberPublicKey: r.pk(`members[${i}].memberPublicKey`),
-          memberKeyName: r.bytes(`members[${i}].memberKeyName`, GROUP_KEY_NAME),
+          memberKeyName: r.bytes(`members[${i}].memberKeyName`, GROUP_KEY_NAME_BYTES),
           encryptedKey: r.bytes(`members[${i}].encryptedKey`),
           extraData: r.extraData(`members[${i}].extraData`),
         });
@@ -757,8 +754,8 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
     }),
   },
   SWAP_IDENTITY: {
-    encode: (w, m) => w.bytes('fromPublicKey', m.fromPublicKey, PK).bytes('toPublicKey', m.toPublicKey, PK),
-    decode: (r) => ({ type: 'SWAP_IDENTITY', fromPublicKey: r.bytes('fromPublicKey', PK), toPublicKey: r.bytes('toPublicKey', PK) }),
+    encode: (w, m) => w.bytes('fromPublicKey', m.fromPublicKey, PUBLIC_KEY_BYTES).bytes('toPublicKey', m.toPublicKey, PUBLIC_KEY_BYTES),
+    decode: (r) => ({ type: 'SWAP_IDENTITY', fromPublicKey: r.bytes('fromPublicKey', PUBLIC_KEY_BYTES), toPublicKey: r.bytes('toPublicKey', PUBLIC_KEY_BYTES) }),
   },
   UPDATE_GLOBAL_PARAMS: {
     encode: () => {},

@@ -33,6 +33,7 @@
 import { toHex } from '../../hex.js';
 import { TxnDecodeError } from './errors.js';
 import { encodeUvarint, Reader } from './varint.js';
+import { GROUP_KEY_NAME_BYTES, HASH_BYTES, PUBLIC_KEY_BYTES, U256_BYTES } from './sizes.js';
 
 /** Core's encoder migrations that changed this layout, in order. */
 export const SpendingLimitVersion = {
@@ -48,10 +49,6 @@ export const SpendingLimitVersion = {
 export type SpendingLimitVersion = (typeof SpendingLimitVersion)[keyof typeof SpendingLimitVersion];
 export const CURRENT_SPENDING_LIMIT_VERSION: SpendingLimitVersion = SpendingLimitVersion.ProofOfStake;
 
-const PKID_BYTES = 33;
-const HASH_BYTES = 32;
-const GROUP_KEY_NAME_BYTES = 32;
-const U256_BYTES = 32;
 const U8_MAX = 255;
 
 // --- keys ----------------------------------------------------------------------------------
@@ -114,8 +111,8 @@ export interface LimitKeyCodec<K> {
 
 /** Core's CreatorCoinOperationLimitKey and DAOCoinOperationLimitKey: bytes(PKID) ‖ operation. */
 const coinOperation: LimitKeyCodec<CoinOperationLimitKey> = {
-  encode: (k) => concat([varBytes(fixed(k.creatorPKID, PKID_BYTES, 'creatorPKID')), uvarint(byteValue(k.operation, 'operation'))]),
-  decode: (r, what) => ({ creatorPKID: exactly(r.varBytes(`${what}.creatorPKID`), PKID_BYTES, `${what}.creatorPKID`), operation: u8(r, `${what}.operation`) }),
+  encode: (k) => concat([varBytes(fixed(k.creatorPKID, PUBLIC_KEY_BYTES, 'creatorPKID')), uvarint(byteValue(k.operation, 'operation'))]),
+  decode: (r, what) => ({ creatorPKID: exactly(r.varBytes(`${what}.creatorPKID`), PUBLIC_KEY_BYTES, `${what}.creatorPKID`), operation: u8(r, `${what}.operation`) }),
 };
 
 /** Core's NFTOperationLimitKey: bytes(post hash) ‖ serial number ‖ operation. */
@@ -130,8 +127,8 @@ const nftOperation: LimitKeyCodec<NftOperationLimitKey> = {
 
 /** Core's DAOCoinLimitOrderLimitKey: the two PKIDs raw, no length prefixes. */
 const limitOrder: LimitKeyCodec<LimitOrderLimitKey> = {
-  encode: (k) => concat([fixed(k.buyingCreatorPKID, PKID_BYTES, 'buyingCreatorPKID'), fixed(k.sellingCreatorPKID, PKID_BYTES, 'sellingCreatorPKID')]),
-  decode: (r, what) => ({ buyingCreatorPKID: r.take(PKID_BYTES, `${what}.buyingCreatorPKID`).slice(), sellingCreatorPKID: r.take(PKID_BYTES, `${what}.sellingCreatorPKID`).slice() }),
+  encode: (k) => concat([fixed(k.buyingCreatorPKID, PUBLIC_KEY_BYTES, 'buyingCreatorPKID'), fixed(k.sellingCreatorPKID, PUBLIC_KEY_BYTES, 'sellingCreatorPKID')]),
+  decode: (r, what) => ({ buyingCreatorPKID: r.take(PUBLIC_KEY_BYTES, `${what}.buyingCreatorPKID`).slice(), sellingCreatorPKID: r.take(PUBLIC_KEY_BYTES, `${what}.sellingCreatorPKID`).slice() }),
 };
 
 /** Core's AssociationLimitKey: class ‖ bytes(type) ‖ PKID raw ‖ scope ‖ operation. */
@@ -140,14 +137,14 @@ const association: LimitKeyCodec<AssociationLimitKey> = {
     concat([
       uvarint(byteValue(k.associationClass, 'associationClass')),
       varBytes(k.associationType),
-      fixed(k.appPKID, PKID_BYTES, 'appPKID'),
+      fixed(k.appPKID, PUBLIC_KEY_BYTES, 'appPKID'),
       uvarint(byteValue(k.appScopeType, 'appScopeType')),
       uvarint(byteValue(k.operation, 'operation')),
     ]),
   decode: (r, what) => ({
     associationClass: u8(r, `${what}.associationClass`),
     associationType: r.varBytes(`${what}.associationType`).slice(),
-    appPKID: r.take(PKID_BYTES, `${what}.appPKID`).slice(),
+    appPKID: r.take(PUBLIC_KEY_BYTES, `${what}.appPKID`).slice(),
     appScopeType: u8(r, `${what}.appScopeType`),
     operation: u8(r, `${what}.operation`),
   }),
@@ -157,13 +154,13 @@ const association: LimitKeyCodec<AssociationLimitKey> = {
 const accessGroup: LimitKeyCodec<AccessGroupLimitKey> = {
   encode: (k) =>
     concat([
-      varBytes(fixed(k.ownerPublicKey, PKID_BYTES, 'ownerPublicKey')),
+      varBytes(fixed(k.ownerPublicKey, PUBLIC_KEY_BYTES, 'ownerPublicKey')),
       uvarint(byteValue(k.scopeType, 'scopeType')),
       varBytes(fixed(k.groupKeyName, GROUP_KEY_NAME_BYTES, 'groupKeyName')),
       uvarint(byteValue(k.operation, 'operation')),
     ]),
   decode: (r, what) => ({
-    ownerPublicKey: exactly(r.varBytes(`${what}.ownerPublicKey`), PKID_BYTES, `${what}.ownerPublicKey`),
+    ownerPublicKey: exactly(r.varBytes(`${what}.ownerPublicKey`), PUBLIC_KEY_BYTES, `${what}.ownerPublicKey`),
     scopeType: u8(r, `${what}.scopeType`),
     // Core pads a shorter name when it decodes, and always writes 32 bytes: only that form round-trips.
     groupKeyName: exactly(r.varBytes(`${what}.groupKeyName`), GROUP_KEY_NAME_BYTES, `${what}.groupKeyName`),
@@ -173,9 +170,9 @@ const accessGroup: LimitKeyCodec<AccessGroupLimitKey> = {
 
 /** Core's LockupLimitKey: PKID raw ‖ scope byte ‖ operation byte. */
 const lockup: LimitKeyCodec<LockupLimitKey> = {
-  encode: (k) => concat([fixed(k.profilePKID, PKID_BYTES, 'profilePKID'), Uint8Array.of(byteValue(k.scopeType, 'scopeType'), byteValue(k.operation, 'operation'))]),
+  encode: (k) => concat([fixed(k.profilePKID, PUBLIC_KEY_BYTES, 'profilePKID'), Uint8Array.of(byteValue(k.scopeType, 'scopeType'), byteValue(k.operation, 'operation'))]),
   decode: (r, what) => ({
-    profilePKID: r.take(PKID_BYTES, `${what}.profilePKID`).slice(),
+    profilePKID: r.take(PUBLIC_KEY_BYTES, `${what}.profilePKID`).slice(),
     scopeType: r.take(1, `${what}.scopeType`)[0]!,
     operation: r.take(1, `${what}.operation`)[0]!,
   }),
@@ -183,8 +180,8 @@ const lockup: LimitKeyCodec<LockupLimitKey> = {
 
 /** Core's StakeLimitKey (lib/block_view_stake.go): the validator PKID raw, nothing else. */
 const stake: LimitKeyCodec<StakeLimitKey> = {
-  encode: (k) => fixed(k.validatorPKID, PKID_BYTES, 'validatorPKID'),
-  decode: (r, what) => ({ validatorPKID: r.take(PKID_BYTES, `${what}.validatorPKID`).slice() }),
+  encode: (k) => fixed(k.validatorPKID, PUBLIC_KEY_BYTES, 'validatorPKID'),
+  decode: (r, what) => ({ validatorPKID: r.take(PUBLIC_KEY_BYTES, `${what}.validatorPKID`).slice() }),
 };
 
 export const LIMIT_KEYS = { coinOperation, nftOperation, limitOrder, association, accessGroup, lockup, stake } as const;
