@@ -24,7 +24,7 @@ import {
   ownedGroupResponses,
 } from '../social/accessGroups.js';
 import { profileEntryMap } from '../social/profileEntry.js';
-import { decodeKeyField } from './accessGroups.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const pkField = v.optional(v.string({ maxLength: 200 }), '');
@@ -62,7 +62,7 @@ const bulkBody = v.object({
  * names must have 1..32 bytes (core ValidateAccessGroupPublicKeyAndName).
  */
 function namedGroup(deps: AppDeps, prefix: string, ownerField: string, owner: string, name: string): GroupId {
-  const ownerKey = decodeKeyField(owner, deps, prefix, 'Problem decoding owner base58 public key', ownerField);
+  const ownerKey = decodeKeyOr400(owner, deps.config.network, ownerField, `${prefix}: Problem decoding owner base58 public key`);
   const raw = utf8(name);
   if (raw.length > 32) {
     throw badRequest(
@@ -83,7 +83,7 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
       summary,
       body: userBody,
       async handle({ body }) {
-        const pk = decodeKeyField(body.PublicKeyBase58Check, deps, prefix, 'Problem decoding ownerbase58 public key', 'PublicKeyBase58Check');
+        const pk = decodeKeyOr400(body.PublicKeyBase58Check, deps.config.network, 'PublicKeyBase58Check', `${prefix}: Problem decoding ownerbase58 public key`);
         const state = await view();
         const out: Record<string, unknown> = {};
         if (owned) out['AccessGroupsOwned'] = await ownedGroupResponses(state, pk, network);
@@ -104,8 +104,8 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
       body: partyBody,
       async handle({ body }) {
         const p = 'CheckPartyAccessGroups';
-        const sender = decodeKeyField(body.SenderPublicKeyBase58Check, deps, p, 'Problem decoding sender public key', 'SenderPublicKeyBase58Check');
-        const recipient = decodeKeyField(body.RecipientPublicKeyBase58Check, deps, p, 'Problem decoding recipient public key', 'RecipientPublicKeyBase58Check');
+        const sender = decodeKeyOr400(body.SenderPublicKeyBase58Check, deps.config.network, 'SenderPublicKeyBase58Check', `${p}: Problem decoding sender public key`);
+        const recipient = decodeKeyOr400(body.RecipientPublicKeyBase58Check, deps.config.network, 'RecipientPublicKeyBase58Check', `${p}: Problem decoding recipient public key`);
         return json(
           await checkPartyAccessGroups(
             await view(),
@@ -141,7 +141,7 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
       async handle({ body }) {
         const p = 'GetAccessGroupMemberInfo';
         const g = namedGroup(deps, p, 'AccessGroupOwnerPublicKeyBase58Check', body.AccessGroupOwnerPublicKeyBase58Check, body.AccessGroupKeyName);
-        const member = decodeKeyField(body.AccessGroupMemberPublicKeyBase58Check, deps, p, 'Problem validating access group member public key', 'AccessGroupMemberPublicKeyBase58Check');
+        const member = decodeKeyOr400(body.AccessGroupMemberPublicKeyBase58Check, deps.config.network, 'AccessGroupMemberPublicKeyBase58Check', `${p}: Problem validating access group member public key`);
         return json(await accessGroupMemberInfo(await view(), g.owner, g.keyName, member, network));
       },
     }),
@@ -159,7 +159,7 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
         const after =
           start === ''
             ? undefined
-            : decodeKeyField(start, deps, p, 'Problem decoding pagination starting point base58 public key', 'StartingAccessGroupMemberPublicKeyBase58Check');
+            : decodeKeyOr400(start, deps.config.network, 'StartingAccessGroupMemberPublicKeyBase58Check', `${p}: Problem decoding pagination starting point base58 public key`);
         const state = await view();
         const members = await memberPage(state, g, after, body.MaxMembersToFetch);
         return json({
@@ -178,7 +178,7 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
         const p = 'GetBulkAccessGroupEntries';
         const pairs = body.GroupOwnerAndGroupKeyNamePairs.map((sent, i) => ({
           sent,
-          owner: decodeKeyField(sent.GroupOwnerPublicKeyBase58Check, deps, p, 'Problem decoding group owner public key', `GroupOwnerAndGroupKeyNamePairs[${i}].GroupOwnerPublicKeyBase58Check`),
+          owner: decodeKeyOr400(sent.GroupOwnerPublicKeyBase58Check, deps.config.network, `GroupOwnerAndGroupKeyNamePairs[${i}].GroupOwnerPublicKeyBase58Check`, `${p}: Problem decoding group owner public key`),
         }));
         return json(await bulkAccessGroupEntries(await view(), pairs, network));
       },

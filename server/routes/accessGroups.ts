@@ -15,23 +15,13 @@ import { AccessGroupMemberOperation, AccessGroupOperation, type AccessGroupMembe
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { decodePublicKey, isKeyError } from '../keys/index.js';
 import { constructFields, constructForRequest, encodeExtraData, type ConstructedResponse } from './constructed.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const b64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
 /** Go's `%v` of a fixed byte array: `[2 171 …]`. */
 const goBytes = (b: Uint8Array): string => `[${[...b].join(' ')}]`;
-
-/** Decodes a Base58Check key field, or answers 400 `<prefix>: <what>: <why>`. */
-export function decodeKeyField(value: string, deps: AppDeps, prefix: string, what: string, field: string): Uint8Array {
-  try {
-    return decodePublicKey(value, deps.config.network, field);
-  } catch (e) {
-    if (isKeyError(e)) throw badRequest(`${prefix}: ${what}: ${e.message}`);
-    throw e;
-  }
-}
 
 /** Core ValidateAccessGroupPublicKeyAndName's name rule (1..32 bytes) as the reference words it; null when valid. */
 export function keyNameProblem(name: Uint8Array): string | null {
@@ -90,12 +80,12 @@ export function accessGroupRoutes(deps: AppDeps): Route[] {
       summary,
       body: groupBody,
       async handle({ body }) {
-        const owner = decodeKeyField(body.AccessGroupOwnerPublicKeyBase58Check, deps, prefix, 'problem decoding ownerbase58 public key', 'AccessGroupOwnerPublicKeyBase58Check');
+        const owner = decodeKeyOr400(body.AccessGroupOwnerPublicKeyBase58Check, deps.config.network, 'AccessGroupOwnerPublicKeyBase58Check', `${prefix}: problem decoding ownerbase58 public key`);
         const name = utf8(body.AccessGroupKeyName);
         const nameProblem = keyNameProblem(name);
         if (nameProblem !== null) throw badRequest(`${prefix}: problem validating access group owner public key and access group key name ${body.AccessGroupKeyName}: ${nameProblem}`);
         if (isBaseGroupKeyName(name)) throw badRequest(`${prefix}: access group key cannot be same as base key (all zeros).access group key name ${body.AccessGroupKeyName}`);
-        const accessKey = decodeKeyField(body.AccessGroupPublicKeyBase58Check, deps, prefix, 'problem decoding access group base58 public key', 'AccessGroupPublicKeyBase58Check');
+        const accessKey = decodeKeyOr400(body.AccessGroupPublicKeyBase58Check, deps.config.network, 'AccessGroupPublicKeyBase58Check', `${prefix}: problem decoding access group base58 public key`);
 
         const existing = await getAccessGroup(await deps.chain.pendingView(), groupId(owner, name));
         if (operationType === AccessGroupOperation.UPDATE && existing === undefined) throw badRequest(`${prefix}: cannot update an access group entry that does not exist or has been deleted`);
@@ -121,7 +111,7 @@ export function accessGroupRoutes(deps: AppDeps): Route[] {
       summary,
       body: memberBody,
       async handle({ body }) {
-        const owner = decodeKeyField(body.AccessGroupOwnerPublicKeyBase58Check, deps, prefix, 'problem decoding ownerbase58 public key', 'AccessGroupOwnerPublicKeyBase58Check');
+        const owner = decodeKeyOr400(body.AccessGroupOwnerPublicKeyBase58Check, deps.config.network, 'AccessGroupOwnerPublicKeyBase58Check', `${prefix}: problem decoding ownerbase58 public key`);
         const name = utf8(body.AccessGroupKeyName);
         if (isBaseGroupKeyName(padGroupKeyName(name))) throw badRequest(`${prefix}: access group key cannot be same as base key (all zeros). access group key name ${body.AccessGroupKeyName}`);
         const nameProblem = keyNameProblem(name);
@@ -133,7 +123,7 @@ export function accessGroupRoutes(deps: AppDeps): Route[] {
         const seen = new Set<string>();
         for (const [i, member] of body.AccessGroupMemberList.entries()) {
           const field = `AccessGroupMemberList[${i}].AccessGroupMemberPublicKeyBase58Check`;
-          const memberKey = decodeKeyField(member.AccessGroupMemberPublicKeyBase58Check, deps, prefix, 'problem decoding memberbase58 public key', field);
+          const memberKey = decodeKeyOr400(member.AccessGroupMemberPublicKeyBase58Check, deps.config.network, field, `${prefix}: problem decoding memberbase58 public key`);
           // The reference's spelling of the base group for a member: one zero byte.
           const memberKeyName = member.AccessGroupMemberKeyName === '' ? Uint8Array.of(0) : utf8(member.AccessGroupMemberKeyName);
           const memberNameProblem = keyNameProblem(memberKeyName);

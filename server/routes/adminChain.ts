@@ -32,7 +32,7 @@ import { v, ValidationError, type Optional, type Schema } from '../http/schema.j
 import { decodePublicKey, encodePublicKey, isKeyError, PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { txnString } from '../social/spendingLimitResponse.js';
 import { constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
-import { decodeKeyOr400 } from './profiles.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;

@@ -17,7 +17,7 @@ import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import type { Constructed } from '../chain/construct.js';
 import { constructFields, constructForRequest } from './constructed.js';
-import { decodeKeyOr400 } from './profiles.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 export const buyOrSellCreatorCoinBody = v.object({
   UpdaterPublicKeyBase58Check: v.string({ maxLength: 200 }),

@@ -22,6 +22,7 @@ import { v, ValidationError, type Schema } from '../http/schema.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { isStoreUnavailable } from '../store/types.js';
 import { constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 const KEY = { maxLength: 200 } as const;
@@ -114,16 +115,6 @@ const FILL_TYPES = nameTable({
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** Decodes a Base58Check public key, or answers 400 with `prefix` and why. */
-function publicKeyOr400(s: string, network: Network, prefix: string): Uint8Array {
-  try {
-    return decodePublicKey(s, network, 'public key');
-  } catch (e) {
-    if (isKeyError(e)) throw badRequest(`${prefix}${errorText(e)}`);
-    throw e;
-  }
-}
-
 /** A public key, or else a username with a profile (backend GetPubKeyAndProfileEntryForUsernameOrPublicKeyBase58Check). */
 async function keyOrUsername(state: StateView, s: string, network: Network): Promise<Uint8Array | string> {
   try {
@@ -131,7 +122,8 @@ async function keyOrUsername(state: StateView, s: string, network: Network): Pro
   } catch (e) {
     if (!isKeyError(e)) throw e;
     const pk = await publicKeyForUsername(state, s);
-    return pk ?? `could not decode ${s} as a public key (${errorText(e)}) and no profile has that username`;
+    // Not echoed: a string that is not a key could be a pasted private key.
+    return pk ?? `it is not a public key (${errorText(e)}) and no profile has that username`;
   }
 }
 
@@ -198,7 +190,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       summary: 'Construct a DAO_COIN transaction: mint, burn, disable minting or update the transfer restriction (reference §4.2)',
       body: daoCoinBody,
       async handle({ body }) {
-        const updater = publicKeyOr400(body.UpdaterPublicKeyBase58Check, network, `DAOCoin: Problem decoding updater public key ${body.UpdaterPublicKeyBase58Check}: `);
+        const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', 'DAOCoin: Problem decoding updater public key');
         const state = await deps.chain.pendingView();
         const creator = await keyOrUsername(state, body.ProfilePublicKeyBase58CheckOrUsername, network);
         if (typeof creator === 'string') throw badRequest(`DAOCoin: Problem getting profile for ProfilePublicKeyBase58CheckOrUsername: ${creator}`);
@@ -231,7 +223,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       summary: 'Construct a DAO_COIN_TRANSFER transaction (reference §4.2)',
       body: transferDaoCoinBody,
       async handle({ body }) {
-        const sender = publicKeyOr400(body.SenderPublicKeyBase58Check, network, `TransferDAOCoin: Problem decoding sender public key ${body.SenderPublicKeyBase58Check}: `);
+        const sender = decodeKeyOr400(body.SenderPublicKeyBase58Check, network, 'SenderPublicKeyBase58Check', 'TransferDAOCoin: Problem decoding sender public key');
         const state = await deps.chain.pendingView();
         const creator = await keyOrUsername(state, body.ProfilePublicKeyBase58CheckOrUsername, network);
         if (typeof creator === 'string') throw badRequest(`TransferDAOCoin: Problem getting profile for ProfilePublicKeyBase58CheckOrUsername: ${creator}`);
@@ -277,7 +269,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
         if (buyingIsDeso && sellingIsDeso) {
           throw fail("'DESO' specified for both the coin to buy and the coin to sell. At least one must specify a valid DAO public key whose coin will be bought or sold");
         }
-        const transactor = publicKeyOr400(body.TransactorPublicKeyBase58Check, network, 'CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check: ');
+        const transactor = decodeKeyOr400(body.TransactorPublicKeyBase58Check, network, 'TransactorPublicKeyBase58Check', 'CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check');
         const state = await deps.chain.pendingView();
         const coin = async (s: string, isDeso: boolean, field: string): Promise<Uint8Array> => {
           if (isDeso) return DESO_COIN;
@@ -335,7 +327,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
         const given = body.TransactorPublicKeyBase58Check;
         let transactor: Uint8Array;
         if (given.startsWith('BC') || given.startsWith('tBC')) {
-          transactor = publicKeyOr400(given, network, 'CancelDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check: ');
+          transactor = decodeKeyOr400(given, network, 'TransactorPublicKeyBase58Check', 'CancelDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check');
         } else {
           const pk = await publicKeyForUsername(state, given);
           if (pk === undefined) throw badRequest(`CancelDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check: no profile has the username ${given}`);

@@ -24,7 +24,7 @@ import { v } from '../http/schema.js';
 import { globalFeedPage, isInGlobalFeed, parsePostHashHex } from '../social/feed.js';
 import { profileEntryResponse } from '../social/profileEntry.js';
 import { postEntryResponse } from '../social/postEntry.js';
-import { decodeKeyOr400 } from './profiles.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 /** The reference's default page size. */
 export const DEFAULT_POSTS_TO_FETCH = 50;

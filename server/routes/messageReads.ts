@@ -15,7 +15,8 @@ import { encodePublicKey } from '../keys/index.js';
 import { dmThreadPage, groupChatPage, newMessageEntryResponse, parseStartTimestamp, partyOwners, threadHeads } from '../social/messages.js';
 import { profileEntryMap } from '../social/profileEntry.js';
 import { cachedRoute } from '../http/readCache.js';
-import { decodeKeyField, keyNameProblem } from './accessGroups.js';
+import { keyNameProblem } from './accessGroups.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const pkField = v.optional(v.string({ maxLength: 200 }), '');
@@ -42,7 +43,7 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
 
   /** The reference helper's rule: `""` is the base group; other names have 1..32 bytes. */
   const group = (prefix: string, side: string, field: string, pk: string, name: string): GroupId => {
-    const owner = decodeKeyField(pk, deps, prefix, `Problem validating ${side} group owner public key and access group name`, field);
+    const owner = decodeKeyOr400(pk, deps.config.network, field, `${prefix}: ${`Problem validating ${side} group owner public key and access group name`}`);
     const raw = utf8(name);
     const problem = raw.length === 0 ? null : keyNameProblem(raw);
     if (problem !== null) throw badRequest(`${prefix}: Problem validating ${side} group owner public key and access group name ${name}: ${problem}`);
@@ -62,7 +63,7 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
       summary,
       body: userBody,
       async handle({ body }) {
-        const user = decodeKeyField(body.UserPublicKeyBase58Check, deps, prefix, 'Problem decoding owner base58 public key', 'UserPublicKeyBase58Check');
+        const user = decodeKeyOr400(body.UserPublicKeyBase58Check, deps.config.network, 'UserPublicKeyBase58Check', `${prefix}: Problem decoding owner base58 public key`);
         const state = await deps.chain.pendingView();
         const heads = await threadHeads(state, user, kinds);
         return json({

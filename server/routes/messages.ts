@@ -15,7 +15,8 @@ import { NewMessageOperation, NewMessageType, type NewMessageMetadata } from '..
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { decodeKeyField, keyNameProblem } from './accessGroups.js';
+import { keyNameProblem } from './accessGroups.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 import { constructFields, constructForRequest } from './constructed.js';
 
 const U64_MAX = (1n << 64n) - 1n;
@@ -55,7 +56,7 @@ function nowNanos(): bigint {
 export function messageRoutes(deps: AppDeps): Route[] {
   /** An owner key and raw key name; `""` is the base group (reference helper, §2.2). */
   const party = (pk: string, name: string, prefix: string, side: 'sender' | 'recipient', field: string): { owner: Uint8Array; keyName: Uint8Array } => {
-    const owner = decodeKeyField(pk, deps, prefix, `Problem validating ${side} public key and access group name: ValidateAccessGroupPublicKeyAndName: Problem decoding base58 public key`, field);
+    const owner = decodeKeyOr400(pk, deps.config.network, field, `${prefix}: Problem validating ${side} public key and access group name: ValidateAccessGroupPublicKeyAndName: Problem decoding base58 public key`);
     const keyName = new TextEncoder().encode(name);
     if (keyName.length === 0) return { owner, keyName };
     const problem = keyNameProblem(keyName);
@@ -74,8 +75,8 @@ export function messageRoutes(deps: AppDeps): Route[] {
         const recipient = party(body.RecipientAccessGroupOwnerPublicKeyBase58Check, body.RecipientAccessGroupKeyName, prefix, 'recipient', 'RecipientAccessGroupOwnerPublicKeyBase58Check');
         const text = decodeHexLikeGo(body.EncryptedMessageText);
         if (typeof text === 'string') throw badRequest(`${prefix}: Problem decoding encrypted message text hex: ${text}`);
-        const senderAccessKey = decodeKeyField(body.SenderAccessGroupPublicKeyBase58Check, deps, prefix, 'Problem validating sender base58 public key', 'SenderAccessGroupPublicKeyBase58Check');
-        const recipientAccessKey = decodeKeyField(body.RecipientAccessGroupPublicKeyBase58Check, deps, prefix, 'Problem validating recipient base58 public key', 'RecipientAccessGroupPublicKeyBase58Check');
+        const senderAccessKey = decodeKeyOr400(body.SenderAccessGroupPublicKeyBase58Check, deps.config.network, 'SenderAccessGroupPublicKeyBase58Check', `${prefix}: Problem validating sender base58 public key`);
+        const recipientAccessKey = decodeKeyOr400(body.RecipientAccessGroupPublicKeyBase58Check, deps.config.network, 'RecipientAccessGroupPublicKeyBase58Check', `${prefix}: Problem validating recipient base58 public key`);
 
         let timestampNanos: bigint;
         if (newMessageOperation === NewMessageOperation.UPDATE) {

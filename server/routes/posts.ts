@@ -15,7 +15,7 @@ import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { constructFields, constructForRequest, encodeExtraData } from './constructed.js';
-import { decodeKeyOr400 } from './profiles.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 export const submitPostBody = v.object({
   UpdaterPublicKeyBase58Check: v.string({ maxLength: 200 }),

@@ -12,8 +12,9 @@ import { isValidUsername, parseProfilePicDataUrl, PROFILE_LIMITS, type ProfilePi
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { decodePublicKey, isKeyError, PUBLIC_KEY_STRING_START, type Network } from '../keys/index.js';
+import { PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { constructFields, constructForRequest } from './constructed.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 export const updateProfileBody = v.object({
   UpdaterPublicKeyBase58Check: v.string({ maxLength: 200 }),
@@ -42,19 +43,6 @@ export function profilePicProblem(pic: string): string | null {
   if ('problem' in parsed) return parsed.problem;
   if (!IMAGE_MAGIC[parsed.type](Buffer.from(parsed.base64, 'base64'))) return `the data is not a ${parsed.type} image`;
   return null;
-}
-
-/**
- * A request's public key, or 400 with the reference's message prefix. Unlike the reference,
- * the message does not echo the input (it could be a pasted private key).
- */
-export function decodeKeyOr400(s: string, network: Network, field: string, prefix: string): Uint8Array {
-  try {
-    return decodePublicKey(s, network, field);
-  } catch (e) {
-    if (isKeyError(e)) throw badRequest(`${prefix}: ${e.message}`);
-    throw e;
-  }
 }
 
 const DECODE_ERROR = 'UpdateProfile: Problem decoding public key';

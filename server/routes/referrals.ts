@@ -119,7 +119,7 @@ export function referralRoutes(deps: AppDeps): Route[] {
       try {
         return decodePublicKey(body.UserPublicKeyBase58Check, network, 'UserPublicKeyBase58Check');
       } catch (e) {
-        if (isKeyError(e)) throw badRequest(`${prefix}Problem decoding updater public key ${body.UserPublicKeyBase58Check}: ${e.message}`);
+        if (isKeyError(e)) throw badRequest(`${prefix}Problem decoding updater public key: ${e.message}`);
         throw e;
       }
     }

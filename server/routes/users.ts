@@ -41,7 +41,7 @@ import {
   usersStateless,
   type ProfileOrder,
 } from '../social/users.js';
-import { decodeKeyOr400 } from './profiles.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 import { requireUserJwt } from '../http/adminAuth.js';
 import { recordReferralSignup, type ReferralSignupRefusal } from '../social/referrals.js';
 import { cachedRoute } from '../http/readCache.js';
