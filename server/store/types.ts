@@ -84,7 +84,7 @@ export interface TokenTake {
 }
 
 export interface Store {
-  readonly kind: 'memory' | 'redis';
+  readonly kind: 'memory' | 'redis' | 'lmdb';
 
   get<T = unknown>(key: string): Promise<T | undefined>;
   getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]>;
