@@ -476,10 +476,14 @@ export class LmdbStore implements Store {
   private async write<T>(apply: () => T): Promise<T> {
     let result: T;
     try {
-      result = await this.db.transaction(apply);
+      const committed = this.db.transaction(apply);
+      // `flushed` is the flush of the batch being collected now, the one this write joined:
+      // taken at once, it does not wait for batches queued after this one.
+      const flushed = new Promise<unknown>((resolve, reject) => this.db.flushed.then(resolve, reject));
+      result = await committed;
       // Only now can a read see the write: a watched read remembered before this is stale.
       this.changes.bump();
-      await this.db.flushed;
+      await flushed;
     } catch (err) {
       throw new StoreError('STORE_UNAVAILABLE', `LMDB commit failed: ${(err as Error)?.message ?? String(err)}`, { cause: err });
     }
