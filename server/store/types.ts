@@ -1,10 +1,11 @@
 /**
  * The one store interface behind all node state: chain state, sessions, order book, block
- * templates. Two implementations share it (memory: embedded default; redis: shared by every
- * server process) and one contract suite (test/contract/store.ts) runs against both.
+ * templates. Three implementations share it (lmdb: embedded and durable, the default; memory:
+ * volatile; redis: shared by every server process) and one contract suite
+ * (test/contract/store.ts) runs against each.
  *
  * Values are anything msgpackr encodes (objects, arrays, strings, numbers, bigint of any size,
- * Uint8Array, null). Both implementations store the encoded bytes, so a value read back is
+ * Uint8Array, null). Every implementation stores the encoded bytes, so a value read back is
  * always a fresh copy and mutating it never changes stored state.
  *
  * Keys are plain strings; each implementation adds its own prefix. Counter keys (`incr`) and
