@@ -105,6 +105,8 @@ export interface ChainNodeOptions {
   store?: 'memory' | 'redis' | 'lmdb';
   /** Run on this Redis instead (kept running by `close()`; e.g. a bench populating a store). */
   redisUrl?: string;
+  /** Run on LMDB in this data directory (kept by `close()`; e.g. a bench populating a store). */
+  dataDir?: string;
 }
 
 /** Stores every store-dependent suite runs on; `READS_STORES=memory` (or `redis`) narrows it. */
@@ -116,7 +118,9 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
   const redis = opts.store === 'redis' && opts.redisUrl === undefined ? await startRedisServer() : null;
   const redisUrl = opts.redisUrl ?? redis?.url;
   const argsChooseStore = (opts.args ?? []).some((a) => /^--(redis|store|data-dir)(=|$)/.test(a));
-  const dataDir = redisUrl === undefined && !argsChooseStore && (opts.store ?? 'lmdb') === 'lmdb' ? tempDataDir() : undefined;
+  // A temporary data directory unless the caller names one (or another store): removed by close().
+  const tempDir = redisUrl === undefined && opts.dataDir === undefined && !argsChooseStore && (opts.store ?? 'lmdb') === 'lmdb' ? tempDataDir() : undefined;
+  const dataDir = opts.dataDir ?? tempDir;
   const storeArgs =
     redisUrl !== undefined ? ['--redis', redisUrl] : dataDir !== undefined ? ['--data-dir', dataDir] : argsChooseStore ? [] : ['--store', 'memory'];
   const config = loadConfig(['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', ...storeArgs, ...(opts.args ?? [])], {});
@@ -125,7 +129,7 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
     running = await startNode(config, pino({ level: 'silent' }));
   } catch (err) {
     await redis?.stop();
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
     throw err;
   }
   const url = `http://127.0.0.1:${running.port}`;
@@ -198,7 +202,7 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
     close: async () => {
       await running.close();
       await redis?.stop();
-      if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+      if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
     },
   };
 }
