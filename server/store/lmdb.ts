@@ -83,9 +83,8 @@ export const LMDB_STORE_DEFAULTS = {
    * concurrent writers still share one transaction and one fsync per batch (measured when
    * choosing, on this project's 2-core VM: waiting for the fsync added 0.1-0.2 ms to a lone
    * write, and nothing to the throughput of 32 concurrent writers). Hence nothing acknowledged
-   * is lost to a
-   * killed process, nor to a power loss on a disk that honours fsync; writes not yet
-   * acknowledged may be lost, and LMDB reopens at its last flushed commit, consistent.
+   * is lost to a killed process, nor to a power loss on a disk that honours fsync; writes not
+   * yet acknowledged may be lost, and LMDB reopens at its last flushed commit, consistent.
    */
   overlappingSync: true,
 } as const;
