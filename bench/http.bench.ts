@@ -56,7 +56,7 @@ export async function run(): Promise<void> {
   try {
     const [uwsPort, nodePort] = [await freePort(), await freePort()];
     const [uws, nodeHttp] = await Promise.all([
-      servers.start(startServer('uws', uwsPort, MAIN, ['--port', String(uwsPort), '--log-level', 'warn'])),
+      servers.start(startServer('uws', uwsPort, MAIN, ['--port', String(uwsPort), '--store', 'memory', '--log-level', 'warn'])),
       servers.start(startServer('node:http', nodePort, NODE_HTTP_SERVER, ['--port', String(nodePort)])),
     ]);
 

@@ -39,7 +39,7 @@ async function freePort(): Promise<number> {
 
 async function startNode(): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--port', String(port), '--miner', 'off', '--log-level', 'info'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--port', String(port), '--store', 'memory', '--miner', 'off', '--log-level', 'info'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   await new Promise<void>((res, rej) => {
     const onData = (d: Buffer): void => {

@@ -19,9 +19,13 @@
  *    keep-alive connections, bodies rotating over every profile / thread page / pair spelling).
  *    The best round per server counts; errors are summed over all rounds.
  *
+ * 4. The store (issue 19): a second data set, made the same way in an LMDB data directory, and
+ *    the node on it with its read cache off, against the node on Redis with its read cache off
+ *    (rounds alternating between the two): what a request that misses costs on each store.
+ *
  * The last line is one JSON object: `reqPerSec` and `p99ms` per route (the node),
  * `vsNodeHttp` per route (node req/s ÷ the node:http baseline's), `vsMinimalUws`,
- * `vsNodeHttpSameApp` and `noReadCacheVsNodeHttp` likewise. Targets (issue 6): vsNodeHttp ≥ 2 and p99 < 10 ms on every route.
+ * `vsNodeHttpSameApp`, `noReadCacheVsNodeHttp` and `lmdbVsRedisNoReadCache` likewise. Targets (issue 6): vsNodeHttp ≥ 2 and p99 < 10 ms on every route.
  * The load generator, the server under test and redis-server share this machine's cores; the
  * table shows each one's CPU.
  *
@@ -46,7 +50,7 @@ import { freePort } from '../test/helpers/ports.js';
 import { printRatio } from './_shared.js';
 import { populate, type ReadBodies } from './http/populate.js';
 import { parsePrometheusText, sampleValue } from '../test/helpers/promText.js';
-import { assertCleanRows, bestOfRounds, printTable, ROOT, serverSet, startServer, type Measured, type Row, type ServerProc, type Workload } from './http/harness.js';
+import { assertCleanRows, bestOfRounds, printTable, ROOT, runLoadgen, serverSet, startServer, type Measured, type Row, type ServerProc, type Workload } from './http/harness.js';
 
 const CONNECTIONS = 64;
 const DURATION_MS = 2000;
@@ -135,15 +139,66 @@ export async function run(): Promise<void> {
     const metrics = parsePrometheusText(await (await fetch(`http://127.0.0.1:${node.port}/metrics`)).text());
     const [hits, misses] = ['socialnode_read_cache_hits_total', 'socialnode_read_cache_misses_total'].map((name) => sampleValue(metrics, name) ?? NaN) as [number, number];
     console.log(`node read cache: ${hits} hits, ${misses} misses (${((100 * hits) / (hits + misses)).toFixed(2)}% hits; no writes during the run)`);
-    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; cpu columns are % of one core, 2 cores in all; redis-server and the idle servers are in "other cpu")`);
-    assertCleanRows('readRoutes.bench', rows);
     summary.readCacheHitRate = Number((hits / (hits + misses)).toFixed(4));
-    console.log(JSON.stringify(summary));
+    assertCleanRows('readRoutes.bench', rows);
+    const lmdbRatios = await compareStoresNoCache({ dir, servers, redisNoCache: noCache, redisWorkloads: workloads });
+    const lmdbVsRedisNoReadCache: Record<string, number> = {};
+    for (const [route, ratio] of lmdbRatios) lmdbVsRedisNoReadCache[short(route)] = Number(ratio.toFixed(2));
+    console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; cpu columns are % of one core, 2 cores in all; redis-server and the idle servers are in "other cpu")`);
+    console.log(JSON.stringify({ ...summary, lmdbVsRedisNoReadCache }));
   } finally {
     await servers.release();
     await redis.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Step 4: the node with its read cache off on LMDB against the same on Redis, each on its own
+ * data set made the same way (same sizes and shapes, other keys): req/s ratio per route.
+ */
+async function compareStoresNoCache(o: { dir: string; servers: ReturnType<typeof serverSet>; redisNoCache: ServerProc; redisWorkloads: readonly Workload[] }): Promise<Map<string, number>> {
+  const dataDir = join(o.dir, 'lmdb-data');
+  console.log('\nLMDB vs Redis, read cache off: populating an LMDB data directory the same way…');
+  const bodies = await populate({ dataDir }, (line) => console.log(`  ${line}`));
+  const port = await freePort();
+  const lmdb = await o.servers.start(
+    startServer('node on LMDB, no read cache', port, join(ROOT, 'server', 'main.ts'), ['--port', String(port), '--data-dir', dataDir, '--miner', 'off', '--log-level', 'warn', '--network', 'testnet', '--read-cache-mb', '0']),
+  );
+  const rows: Row[] = [];
+  const ratios = new Map<string, number>();
+  for (const [i, { route, key }] of ROUTES.entries()) {
+    const file = join(o.dir, `lmdb-${key}.json`);
+    await writeFile(file, JSON.stringify(bodies[key]));
+    const mine: Workload = { route, method: 'POST', bodiesFile: file };
+    const sample = await post(port, route, bodies[key][0]);
+    assert.equal(sample.status, 200, `${route} answers 200 on LMDB: ${JSON.stringify(sample.json).slice(0, 300)}`);
+    // Rounds alternate between the stores, each with its own bodies; the best round counts,
+    // errors are summed over all (as bestOfRounds does for servers sharing one workload).
+    const runs = { lmdb: { server: lmdb, w: mine }, redis: { server: o.redisNoCache, w: o.redisWorkloads[i]! } };
+    const figures = { lmdb: [] as Measured[], redis: [] as Measured[] };
+    for (const { server, w } of Object.values(runs)) await runLoadgen(server, w, CONNECTIONS, WARMUP_RUN_MS, 0);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const which of round % 2 === 0 ? (['lmdb', 'redis'] as const) : (['redis', 'lmdb'] as const)) {
+        figures[which].push(await runLoadgen(runs[which].server, runs[which].w, CONNECTIONS, DURATION_MS, WARMUP_MS));
+      }
+    }
+    const bestOf = (ms: Measured[]): Measured => {
+      const best = ms.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a));
+      const sum = (f: (m: Measured) => number): number => ms.reduce((t, m) => t + f(m), 0);
+      return { ...best, errors: sum((m) => m.errors), non2xx: sum((m) => m.non2xx), reconnects: sum((m) => m.reconnects) };
+    };
+    for (const which of ['lmdb', 'redis'] as const) {
+      rows.push({ server: runs[which].server.name, route: route.replace('/api/v0/', ''), r: bestOf(figures[which]), rounds: figures[which].map((m) => m.reqPerSec) });
+    }
+    const ratio = bestOf(figures.lmdb).reqPerSec / bestOf(figures.redis).reqPerSec;
+    ratios.set(route, ratio);
+  }
+  console.log('');
+  printTable(rows);
+  for (const [route, ratio] of ratios) console.log(`ratio node on LMDB/node on Redis, no read cache, ${route.replace('/api/v0/', '')}: ${ratio.toFixed(2)}x`);
+  assertCleanRows('readRoutes.bench (LMDB vs Redis)', rows);
+  return ratios;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

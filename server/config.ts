@@ -12,12 +12,16 @@ import { CidrList } from './http/ipAddress.js';
 import { helpText, unknownFlagMessage, type CommandSpec, type FlagSpec } from './cli.js';
 
 export type { Network };
+export type StoreKind = 'lmdb' | 'memory' | 'redis';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
   port: number;
   host: string;
   network: Network;
+  /** Resolved by loadConfig: redis with --redis, else lmdb unless --store memory. */
+  store: StoreKind;
+  dataDir: string;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   processes: number;
@@ -68,7 +72,7 @@ type Kind =
   | { type: 'int'; min: number; max: number; optional?: boolean }
   | { type: 'string'; optional?: boolean }
   | { type: 'bool' }
-  | { type: 'enum'; values: readonly string[] }
+  | { type: 'enum'; values: readonly string[]; optional?: boolean }
   | { type: 'list' }
   | { type: 'url'; protocols: readonly string[] };
 
@@ -92,8 +96,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Address to listen on (0.0.0.0 for all interfaces).' },
   { key: 'network', flag: 'network', env: 'NETWORK', kind: { type: 'enum', values: ['testnet', 'mainnet'] },
     default: 'testnet', doc: 'Key prefixes and chain policy: testnet (tBC… keys) or mainnet (BC1… keys). Both run the dev chain; the network selects the fee floor and the mempool size limit.' },
+  { key: 'store', flag: 'store', env: 'STORE', kind: { type: 'enum', values: ['lmdb', 'memory', 'redis'], optional: true },
+    default: undefined, doc: 'Where node state lives: lmdb (embedded and durable, in --data-dir; the default), memory (volatile: lost when the process stops; for tests and demos) or redis (shared by processes and machines; the default when --redis is given).' },
+  { key: 'dataDir', flag: 'data-dir', env: 'DATA_DIR', kind: { type: 'string' }, default: './data',
+    doc: 'Directory of the LMDB store (created if missing); one node process per directory.' },
   { key: 'redisUrl', flag: 'redis', env: 'REDIS_URL', kind: { type: 'url', protocols: ['redis:', 'rediss:', 'redis-sentinel:'] },
-    default: undefined, doc: 'Redis URL for shared state; without it the embedded in-memory store is used. redis://[user:password@]host:port[/db], rediss:// for TLS, or redis-sentinel://[user:password@]host1:26379[,host2:26379...]/<masterName>[?db=N] for a Sentinel-managed master (followed through failovers).' },
+    default: undefined, doc: 'Redis URL for shared state; without it the embedded store (--store) is used. redis://[user:password@]host:port[/db], rediss:// for TLS, or redis-sentinel://[user:password@]host1:26379[,host2:26379...]/<masterName>[?db=N] for a Sentinel-managed master (followed through failovers).' },
   { key: 'redisKeyPrefix', flag: 'redis-key-prefix', env: 'REDIS_KEY_PREFIX', kind: { type: 'string' },
     default: 'sn:', doc: 'Prefix of every Redis key and channel this node uses.' },
   { key: 'processes', flag: 'processes', env: 'PROCESSES', kind: { type: 'int', min: 1, max: 256 }, default: 1,
@@ -230,6 +238,7 @@ function parseValue(o: OptionSpec, raw: string): Config[keyof Config] {
       throw new ConfigError(`${describe(o)} must be true or false, got ${shown(o, raw)}`);
     }
     case 'enum':
+      if (k.optional && raw.trim().length === 0) return undefined;
       if (!k.values.includes(raw)) {
         throw new ConfigError(`${describe(o)} must be one of ${k.values.join(', ')}, got ${shown(o, raw)}`);
       }
@@ -297,9 +306,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     out[o.key] = r === undefined ? structuredClone(o.default) : parseValue(o, r);
   }
   const config = out as unknown as Config;
-  if (config.processes > 1 && !config.redisUrl) {
+  config.store = resolveStore(config.store as StoreKind | undefined, config.redisUrl);
+  if (config.processes > 1 && config.store !== 'redis') {
+    const which = config.store === 'lmdb' ? 'the embedded LMDB store (--data-dir) serves one process' : 'the in-memory store cannot be shared between processes';
     throw new ConfigError(
-      `--processes (PROCESSES) is ${config.processes}, but the in-memory store cannot be shared between processes; ` +
+      `--processes (PROCESSES) is ${config.processes}, but ${which}; several processes share one node through Redis: ` +
         'add --redis redis://host:port (REDIS_URL) or use --processes 1',
     );
   }
@@ -329,6 +340,16 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     config[key] = config[key].map((k) => normalizeKey(OPTIONS.find((o) => o.key === key)!, k, config.network));
   }
   return config;
+}
+
+/** --store given, or implied: redis with a Redis URL, else lmdb. */
+function resolveStore(store: StoreKind | undefined, redisUrl: string | undefined): StoreKind {
+  if (store === undefined) return redisUrl ? 'redis' : 'lmdb';
+  if (store === 'redis' && !redisUrl) throw new ConfigError('--store (STORE) is redis, but no --redis (REDIS_URL) URL is given');
+  if (store !== 'redis' && redisUrl) {
+    throw new ConfigError(`--store (STORE) is ${store}, but --redis (REDIS_URL) is given too; drop one (--redis alone runs on Redis)`);
+  }
+  return store;
 }
 
 function normalizeKey(o: OptionSpec, key: string, network: Network): string {

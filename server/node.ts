@@ -29,9 +29,10 @@ import { ProducerLease } from './cluster/producerLease.js';
 import { decodePublicKey, encodePublicKey } from './keys/index.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { resolveIdentitySecret } from './identity/secret.js';
 import { answerFrame, refusedFrame } from './http/identityFrames.js';
-import { openStore } from './store/index.js';
+import { isDataDirError, openStore } from './store/index.js';
 import { layoutProblem } from './chain/state/layout.js';
 
 export interface RunningNode {
@@ -72,10 +73,15 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   const processId = newProcessId();
   const log = baseLog.child({ processId });
   const store = await openStore({
-    redisUrl: config.redisUrl,
+    redisUrl: config.store === 'redis' ? config.redisUrl : undefined,
     keyPrefix: config.redisKeyPrefix,
+    dataDir: config.store === 'lmdb' ? config.dataDir : undefined,
+    network: config.network,
     // Connection loss is reported by health-check and logged; the store reconnects by itself.
     onError: (err) => log.warn({ msg: (err as Error)?.message }, 'state store error'),
+  }).catch((err: unknown) => {
+    // A data directory the node cannot use is a refusal of what it was given, as bad config is.
+    throw isDataDirError(err) ? new StartupError(err.message, 2) : err;
   });
   const health = new HealthMonitor(store, config.healthProbeIntervalMs, log);
   const registry = new ProcessRegistry(store, processId, log);
@@ -125,7 +131,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
       : null;
   const producer = new BlockProducer({ chain, store, lease, miner, defaultRewardKey: rewardPublicKey, log });
   try {
-    const layout = await layoutProblem(store);
+    const layout = await layoutProblem(store, store.kind === 'lmdb' ? 'a new --data-dir' : undefined);
     if (layout !== null) throw new StartupError(layout, 2);
     await chain.init();
     await minerFeed.start();
@@ -223,7 +229,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     await store.close();
     throw new StartupError((err as Error).message);
   }
-  log.info({ host: config.host, port: listening.port, store: store.kind, network: config.network }, 'listening');
+  log.info({ host: config.host, port: listening.port, store: store.kind, ...(store.kind === 'lmdb' ? { dataDir: resolve(config.dataDir) } : {}), network: config.network }, 'listening');
   if (config.devOpenAdmin) log.warn('--dev-open-admin is set: admin routes let in requests without valid admin credentials (development only; every such request is audited)');
 
   const close = (): Promise<void> =>

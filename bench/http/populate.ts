@@ -1,7 +1,7 @@
 /**
- * Fills a Redis store with a social data set through the real write path, for the read-route
- * bench (bench/readRoutes.bench.ts): a node runs in this process on that Redis (its built-in
- * miner on), every record is made by a constructed, SDK-signed transaction that goes through
+ * Fills a store (a Redis, or an LMDB data directory) with a social data set through the real
+ * write path, for the read-route bench (bench/readRoutes.bench.ts): a node runs in this process
+ * on that store (its built-in miner on), every record is made by a constructed, SDK-signed transaction that goes through
  * submit-transaction and is mined, exactly as clients and miners would make it.
  *
  * The data set: USERS users with profiles; DM_THREADS DM threads of one user with others,
@@ -49,8 +49,9 @@ async function submitAll(n: ChainNode, txns: Array<{ path: string; body: J; sign
   if (last !== '') await n.waitMined(last);
 }
 
-export async function populate(redisUrl: string, log: (line: string) => void = () => undefined): Promise<ReadBodies> {
-  const n = await startChainNode({ store: 'redis', redisUrl });
+/** `target`: a Redis URL, or the data directory of an LMDB store. */
+export async function populate(target: string | { dataDir: string }, log: (line: string) => void = () => undefined): Promise<ReadBodies> {
+  const n = await startChainNode(typeof target === 'string' ? { store: 'redis', redisUrl: target } : { store: 'lmdb', dataDir: target.dataDir });
   try {
     const tag = Date.now().toString(36).slice(-5);
     const users = Array.from({ length: DATASET.USERS }, () => keyPair());

@@ -6,12 +6,13 @@
  * Where it comes from, first match wins:
  * 1. `--identity-secret` (64 hex characters);
  * 2. `--identity-secret-file` (a file holding 64 hex characters; surrounding whitespace ignored);
- * 3. the shared store: on Redis, the first process to start creates a random secret with a
+ * 3. the durable store: on Redis, the first process to start creates a random secret with a
  *    set-if-absent commit and every other process reads that one (so `--processes N` and
- *    several machines on one Redis agree without configuration);
+ *    several machines on one Redis agree without configuration); on LMDB, the secret is made
+ *    once and kept in the data directory, so sessions outlive a restart as the chain does;
  * 4. on the memory store, a random secret for this process's lifetime.
  * Cases 3 and 4 are logged as warnings: in production the secret belongs in a file readable
- * only by the node, not in Redis or in nobody's hands.
+ * only by the node, not in the store or in nobody's hands.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -56,7 +57,7 @@ export async function resolveIdentitySecret(
     }
     return { secret: fromHex(text.trim(), `--identity-secret-file ${config.identitySecretFile}`), source: 'file' };
   }
-  if (store.kind === 'redis') {
+  if (store.kind !== 'memory') {
     const fresh = randomBytes(NODE_SECRET_BYTES);
     // Set-if-absent: of several processes starting together exactly one secret wins.
     await store.commit([{ op: 'set', key: STORE_SECRET_KEY, value: new Uint8Array(fresh) }], [{ key: STORE_SECRET_KEY, equals: undefined }]);
@@ -65,7 +66,11 @@ export async function resolveIdentitySecret(
     if (!(stored instanceof Uint8Array) || stored.length !== NODE_SECRET_BYTES) {
       throw new IdentitySecretError(`the identity secret in the store (${STORE_SECRET_KEY}) is not ${NODE_SECRET_BYTES} bytes; delete it or set --identity-secret-file`);
     }
-    log.warn('identity node secret is kept in Redis (shared by every process on it); set --identity-secret-file in production');
+    log.warn(
+      store.kind === 'redis'
+        ? 'identity node secret is kept in Redis (shared by every process on it); set --identity-secret-file in production'
+        : 'identity node secret is kept in the LMDB data directory; set --identity-secret-file in production',
+    );
     return { secret: stored, source: 'store' };
   }
   log.warn('identity node secret is random for this run: identity sessions end when the node restarts; set --identity-secret-file to keep them');

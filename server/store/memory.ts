@@ -1,6 +1,6 @@
 /**
- * In-process Store: the embedded default when no Redis is configured. Single process only,
- * state is lost on exit. Mirrors RedisStore's semantics closely enough to share its contract
+ * In-process Store (`--store memory`): single process only, state is lost on exit; for tests
+ * and demos (LMDB is the durable embedded store). Mirrors RedisStore's semantics closely enough to share its contract
  * suite (test/contract/store.ts).
  */
 import { decodeValue, encodeValue } from './codec.js';

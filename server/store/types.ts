@@ -1,10 +1,11 @@
 /**
  * The one store interface behind all node state: chain state, sessions, order book, block
- * templates. Two implementations share it (memory: embedded default; redis: shared by every
- * server process) and one contract suite (test/contract/store.ts) runs against both.
+ * templates. Three implementations share it (lmdb: embedded and durable, the default; memory:
+ * volatile; redis: shared by every server process) and one contract suite
+ * (test/contract/store.ts) runs against each.
  *
  * Values are anything msgpackr encodes (objects, arrays, strings, numbers, bigint of any size,
- * Uint8Array, null). Both implementations store the encoded bytes, so a value read back is
+ * Uint8Array, null). Every implementation stores the encoded bytes, so a value read back is
  * always a fresh copy and mutating it never changes stored state.
  *
  * Keys are plain strings; each implementation adds its own prefix. Counter keys (`incr`) and
@@ -84,7 +85,7 @@ export interface TokenTake {
 }
 
 export interface Store {
-  readonly kind: 'memory' | 'redis';
+  readonly kind: 'memory' | 'redis' | 'lmdb';
 
   get<T = unknown>(key: string): Promise<T | undefined>;
   getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]>;

@@ -1,6 +1,6 @@
 /**
  * The Store contract: every implementation must pass this suite unchanged
- * (store.memory.test.ts, store.redis.test.ts).
+ * (store.memory.test.ts, store.lmdb.test.ts, store.redis.test.ts).
  *
  * Every assert.ok carries a message: without one, a failing assert.ok makes Node re-parse the
  * (tsx-transformed) source to describe the expression, which can spin for minutes.

@@ -19,6 +19,7 @@ import { encodePublicKey } from '../../server/keys/index.js';
 import { MAX_HEADERS_PER_REQUEST } from '../../server/routes/miner.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { keyPair, startChainNode, type ChainNode, type J } from '../helpers/chainNode.js';
+import { tempDataDir } from '../helpers/nodeProcess.js';
 import { okApi, postApi } from '../helpers/http.js';
 import { solveTemplate } from '../helpers/mining.js';
 import { freePort } from '../helpers/ports.js';
@@ -134,7 +135,7 @@ describe('--network mainnet: fee floor and mempool limit', () => {
 
   before(async () => {
     // A mempool limit of three small transactions, to reach it quickly.
-    const args = ['--port', String(await freePort()), '--network', 'mainnet', '--miner', 'off', '--crypto-threads', '1', '--mempool-max-size-bytes', '1200'];
+    const args = ['--port', String(await freePort()), '--data-dir', tempDataDir(), '--network', 'mainnet', '--miner', 'off', '--crypto-threads', '1', '--mempool-max-size-bytes', '1200'];
     node = await startNode(loadConfig(args, {}), pino({ level: 'silent' }));
     url = `http://127.0.0.1:${node.port}`;
   });

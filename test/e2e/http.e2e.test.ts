@@ -140,7 +140,7 @@ describe('GET /api/v0/node-info', () => {
     assert.equal(r.status, 200);
     const info = r.json as Record<string, unknown>;
     assert.equal(info.Network, 'testnet');
-    assert.equal(info.StoreKind, 'memory');
+    assert.equal(info.StoreKind, 'lmdb', 'the default store, as npm start runs');
     assert.equal(info.CryptoAcceptingWork, true);
     assert.equal(info.ProcessId, r.headers.get('x-node-process'));
     assert.equal((info.Processes as unknown[]).length, 1);

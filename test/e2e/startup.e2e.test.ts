@@ -1,14 +1,16 @@
 // Startup of the real node process: config errors fail fast naming the setting, the pure-JS
 // uWS fallback is refused unless explicitly allowed, env vars work like flags, a store whose
-// chain is in another state layout is refused.
+// chain is in another state layout is refused, and so is a data directory the node cannot use.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { request } from '../helpers/http.js';
-import { startNodeProcess } from '../helpers/nodeProcess.js';
+import { startNodeProcess, tempDataDir } from '../helpers/nodeProcess.js';
 import { freePort } from '../helpers/ports.js';
 import { startRedisServer } from '../helpers/redisServer.js';
-import { RedisStore } from '../../server/store/index.js';
+import { openDataDir, RedisStore } from '../../server/store/index.js';
 import { chainKeys } from '../../server/chain/state/keys.js';
 
 async function failsWith(args: string[], env: Record<string, string>, code: number, re: RegExp): Promise<void> {
@@ -34,8 +36,9 @@ describe('startup configuration', () => {
     await failsWith(['--prot', '1'], {}, 2, /unknown option --prot/);
   });
 
-  it('refuses several processes on the in-memory store', async () => {
-    await failsWith(['--processes', '2'], {}, 2, /in-memory store cannot be shared.*--redis/);
+  it('refuses several processes on an embedded store', async () => {
+    await failsWith(['--processes', '2'], {}, 2, /embedded LMDB store \(--data-dir\) serves one process.*--redis/);
+    await failsWith(['--processes', '2', '--store', 'memory'], {}, 2, /in-memory store cannot be shared.*--redis/);
   });
 
   it('fails with a clear message when Redis is unreachable, without showing its password', async () => {
@@ -71,6 +74,35 @@ describe('chain state layout check', () => {
     } finally {
       await redis.stop();
     }
+  });
+});
+
+describe('data directory check (LMDB store)', () => {
+  it('refuses (exit 2) a directory another node holds, and one of another network; starts again once free', async () => {
+    const dir = tempDataDir();
+    const first = await startNodeProcess({ args: ['--data-dir', dir] });
+    try {
+      await failsWith(['--data-dir', dir], {}, 2, new RegExp(`--data-dir \\(DATA_DIR\\) ${dir} is in use by another node process \\(pid ${first.child.pid}\\)`));
+    } finally {
+      assert.equal(await first.stop(), 0);
+    }
+    await failsWith(['--data-dir', dir, '--network', 'mainnet'], {}, 2, /holds a testnet chain, but this node runs --network mainnet/);
+    const again = await startNodeProcess({ args: ['--data-dir', dir] });
+    assert.equal(await again.stop(), 0);
+  });
+
+  it('refuses (exit 2) a path it cannot write, before listening', async () => {
+    const file = join(tempDataDir(), 'a-file');
+    writeFileSync(file, '');
+    await failsWith(['--data-dir', file], {}, 2, /--data-dir \(DATA_DIR\) .*a-file: not a writable directory/);
+  });
+
+  it('refuses (exit 2) a data directory holding a chain in the old layout, naming the way out', async () => {
+    const dir = tempDataDir();
+    const store = await openDataDir({ dir, network: 'testnet' });
+    await store.set(chainKeys.tip, { hashHex: '00'.repeat(32), height: 5n, tstampSecs: 1n, targetHex: 'ff'.repeat(32) });
+    await store.close();
+    await failsWith(['--data-dir', dir], {}, 2, /state layout 1, written by an older version.*reads layout 2.*empty store \(a new --data-dir\)/s);
   });
 });
 

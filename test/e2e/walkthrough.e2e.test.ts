@@ -1,21 +1,25 @@
 /**
  * The README walkthrough, step by step, with the same request bodies, against a node started as
- * `npm start` starts it (own process, memory store, built-in miner): create a key, get coins from
- * mining (`npm run miner`), create a profile, send a DM, place an order — each step seen in the
- * read routes. If this test changes, the README's walkthrough changes with it.
+ * `npm start` starts it (own process, LMDB store in a data directory, built-in miner): create a
+ * key, get coins from mining (`npm run miner`), create a profile, send a DM, place an order —
+ * each step seen in the read routes — then restart the node on its data directory and find the
+ * same tip, balances, DM thread and order. If this test changes, the README's walkthrough
+ * changes with it.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { okApi } from '../helpers/http.js';
-import { REPO_ROOT, startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
+import { REPO_ROOT, startNodeProcess, tempDataDir, type NodeProcess } from '../helpers/nodeProcess.js';
 
 type J = Record<string, any>;
 let node: NodeProcess;
 let miner: ChildProcess | null = null;
+/** `./data` of `npm start`, here a directory of this test's own. */
+const dataDir = tempDataDir();
 
 before(async () => {
-  node = await startNodeProcess({ args: [] });
+  node = await startNodeProcess({ args: ['--data-dir', dataDir] });
 });
 after(async () => {
   miner?.kill('SIGTERM');
@@ -42,6 +46,16 @@ async function submit(me: { session: J }, transactionHex: string): Promise<strin
 async function balance(pk: string): Promise<number> {
   return (await api('get-users-stateless', { PublicKeysBase58Check: [pk] }))['UserList'][0]['BalanceNanos'];
 }
+const thread = (me: string, bob: string): Promise<J> =>
+  api('get-paginated-messages-for-dm-thread', {
+    UserGroupOwnerPublicKeyBase58Check: bob,
+    UserGroupKeyName: '',
+    PartyGroupOwnerPublicKeyBase58Check: me,
+    PartyGroupKeyName: '',
+    StartTimestampString: String(BigInt(Date.now() + 60_000) * 1_000_000n),
+    MaxMessagesToFetch: 10,
+  });
+const orders = (): Promise<J> => api('get-dao-coin-limit-orders', { DAOCoin1CreatorPublicKeyBase58CheckOrUsername: 'alice', DAOCoin2CreatorPublicKeyBase58CheckOrUsername2: '' });
 
 describe('README walkthrough', () => {
   let me: { pk: string; session: J };
@@ -81,15 +95,7 @@ describe('README walkthrough', () => {
       MinFeeRateNanosPerKB: 1000,
     });
     await submit(me, c['TransactionHex']);
-    const thread = await api('get-paginated-messages-for-dm-thread', {
-      UserGroupOwnerPublicKeyBase58Check: bob.pk,
-      UserGroupKeyName: '',
-      PartyGroupOwnerPublicKeyBase58Check: me.pk,
-      PartyGroupKeyName: '',
-      StartTimestampString: String(BigInt(Date.now() + 60_000) * 1_000_000n),
-      MaxMessagesToFetch: 10,
-    });
-    const [m] = thread['ThreadMessages'];
+    const [m] = (await thread(me.pk, bob.pk))['ThreadMessages'];
     const plain = await identity('decrypt', { ...bob.session, encryptedMessages: [{ EncryptedHex: m['MessageInfo']['EncryptedText'], PublicKey: me.pk, IsSender: false, Legacy: false }] });
     // decryptedHexes maps each ciphertext to its plaintext (the identity frame's naming).
     assert.equal((plain['decryptedHexes'] as Record<string, string>)[m['MessageInfo']['EncryptedText']], 'hi bob');
@@ -109,10 +115,29 @@ describe('README walkthrough', () => {
       MinFeeRateNanosPerKB: 1000,
     });
     const id = await submit(me, order['TransactionHex']);
-    const book = await api('get-dao-coin-limit-orders', { DAOCoin1CreatorPublicKeyBase58CheckOrUsername: 'alice', DAOCoin2CreatorPublicKeyBase58CheckOrUsername2: '' });
+    const book = await orders();
     const mine = (book['Orders'] as J[]).find((o) => o['OrderID'] === id);
     assert.ok(mine, `the order is in the book: ${JSON.stringify(book)}`);
     assert.equal(mine['OperationType'], 'ASK');
     assert.equal(mine['QuantityToFill'], 100);
+  });
+
+  it('6. restart the node: the same tip, balances, DM thread and order, and the sessions still sign', async () => {
+    const before = {
+      height: (await api('get-app-state', {}))['BlockHeight'] as number,
+      balances: [await balance(me.pk), await balance(bob.pk)],
+      thread: (await thread(me.pk, bob.pk))['ThreadMessages'],
+      orders: (await orders())['Orders'],
+    };
+    assert.equal(await node.stop(), 0, 'Ctrl-C (SIGTERM) stops the node cleanly');
+    node = await startNodeProcess({ args: ['--data-dir', dataDir] });
+    assert.equal((await api('get-app-state', {}))['BlockHeight'], before.height);
+    assert.deepEqual([await balance(me.pk), await balance(bob.pk)], before.balances);
+    assert.deepEqual((await thread(me.pk, bob.pk))['ThreadMessages'], before.thread);
+    assert.deepEqual((await orders())['Orders'], before.orders);
+    // The identity node secret was kept too: a session from before the restart still signs.
+    const c = await api('update-profile', { UpdaterPublicKeyBase58Check: me.pk, ProfilePublicKeyBase58Check: '', NewUsername: 'alice', NewDescription: 'back again', NewProfilePic: '', NewCreatorBasisPoints: 1000, NewStakeMultipleBasisPoints: 12500, IsHidden: false, MinFeeRateNanosPerKB: 1000 });
+    await submit(me, c['TransactionHex']);
+    assert.equal((await api('get-single-profile', { Username: 'alice' }))['Profile']['Description'], 'back again');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A real node in this process (uWS, crypto pool, memory store by default, built-in miner on)
+ * A real node in this process (uWS, crypto pool, LMDB store in a temporary directory by default, built-in miner on)
  * for write-path tests: construct over HTTP → sign (our identity `sign`, or the SDK's `signTx`)
  * → submit-transaction → wait until the node's miner mined it → read state through `deps`.
  *
@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { pino } from 'pino';
 import { signTx } from 'deso-protocol';
 import type { AppDeps } from '../../server/app.js';
@@ -20,6 +21,7 @@ import { okApi, postApi } from './http.js';
 import { freePort } from './ports.js';
 import { solveTemplate } from './mining.js';
 import { startRedisServer } from './redisServer.js';
+import { tempDataDir } from './nodeProcess.js';
 
 export type J = Record<string, any>;
 
@@ -97,11 +99,14 @@ export interface ChainNodeOptions {
   args?: string[];
   /**
    * `redis`: the node runs on a private redis-server (free port, own data dir) that `close()`
-   * stops; `memory` (default): the embedded store.
+   * stops; `lmdb` (default, as `npm start`): a fresh temporary data directory that `close()`
+   * removes; `memory`: the volatile in-process store.
    */
-  store?: 'memory' | 'redis';
+  store?: 'memory' | 'redis' | 'lmdb';
   /** Run on this Redis instead (kept running by `close()`; e.g. a bench populating a store). */
   redisUrl?: string;
+  /** Run on LMDB in this data directory (kept by `close()`; e.g. a bench populating a store). */
+  dataDir?: string;
 }
 
 /** Stores every store-dependent suite runs on; `READS_STORES=memory` (or `redis`) narrows it. */
@@ -112,13 +117,19 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
   const port = await freePort();
   const redis = opts.store === 'redis' && opts.redisUrl === undefined ? await startRedisServer() : null;
   const redisUrl = opts.redisUrl ?? redis?.url;
-  const storeArgs = redisUrl !== undefined ? ['--redis', redisUrl] : [];
+  const argsChooseStore = (opts.args ?? []).some((a) => /^--(redis|store|data-dir)(=|$)/.test(a));
+  // A temporary data directory unless the caller names one (or another store): removed by close().
+  const tempDir = redisUrl === undefined && opts.dataDir === undefined && !argsChooseStore && (opts.store ?? 'lmdb') === 'lmdb' ? tempDataDir() : undefined;
+  const dataDir = opts.dataDir ?? tempDir;
+  const storeArgs =
+    redisUrl !== undefined ? ['--redis', redisUrl] : dataDir !== undefined ? ['--data-dir', dataDir] : argsChooseStore ? [] : ['--store', 'memory'];
   const config = loadConfig(['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', ...storeArgs, ...(opts.args ?? [])], {});
   let running: RunningNode;
   try {
     running = await startNode(config, pino({ level: 'silent' }));
   } catch (err) {
     await redis?.stop();
+    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
     throw err;
   }
   const url = `http://127.0.0.1:${running.port}`;
@@ -191,6 +202,7 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
     close: async () => {
       await running.close();
       await redis?.stop();
+      if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
     },
   };
 }

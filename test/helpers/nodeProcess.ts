@@ -1,11 +1,17 @@
 /**
  * Starts the real node (`server/main.ts` through tsx, as `npm start` does) in a child process
  * on a free port, and stops it. Used by every e2e test: real uWS, real sockets.
+ *
+ * A node given no store (no --store, --redis or --data-dir, nor their env vars) runs on the
+ * default LMDB store in a fresh temporary data directory, removed once it exits: tests run in
+ * parallel and must never share ./data.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { freePort } from './ports.js';
 import { fileURLToPath } from 'node:url';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -36,14 +42,33 @@ export interface StartOptions {
 }
 
 const live = new Set<ChildProcess>();
+/** Temporary data directories of nodes still running (removed at exit at the latest). */
+const tempDirs = new Set<string>();
 process.on('exit', () => {
   for (const c of live) c.kill('SIGKILL');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A fresh data directory for the node's LMDB store, removed when the test process exits. */
+export function tempDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sn-node-data-'));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Whether the args or env already choose where the node keeps state. */
+function choosesStore(args: readonly string[], env: Record<string, string> | undefined): boolean {
+  const flags = ['--store', '--redis', '--data-dir'];
+  if (args.some((a) => flags.some((f) => a === f || a.startsWith(`${f}=`)))) return true;
+  return ['STORE', 'REDIS_URL', 'DATA_DIR'].some((v) => env?.[v] !== undefined || process.env[v] !== undefined);
+}
 
 export async function startNodeProcess(opts: StartOptions = {}): Promise<NodeProcess> {
   const port = await freePort();
   const portArgs = opts.portFromEnv ? [] : ['--port', String(port)];
-  const args = ['--import', 'tsx', 'server/main.ts', ...portArgs, '--log-level', 'info', ...(opts.args ?? [])];
+  const ownDataDir = choosesStore(opts.args ?? [], opts.env) ? undefined : tempDataDir();
+  const storeArgs = ownDataDir === undefined ? [] : ['--data-dir', ownDataDir];
+  const args = ['--import', 'tsx', 'server/main.ts', ...portArgs, '--log-level', 'info', ...storeArgs, ...(opts.args ?? [])];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...opts.env, ...(opts.portFromEnv ? { PORT: String(port) } : {}) },
@@ -66,6 +91,10 @@ export async function startNodeProcess(opts: StartOptions = {}): Promise<NodePro
   const exited = new Promise<number | null>((res) =>
     child.once('exit', (code) => {
       live.delete(child);
+      if (ownDataDir !== undefined) {
+        rmSync(ownDataDir, { recursive: true, force: true });
+        tempDirs.delete(ownDataDir);
+      }
       res(code);
     }),
   );

@@ -23,6 +23,26 @@ describe('loadConfig', () => {
     assert.equal(c.allowUwsFallback, false);
   });
 
+  it('runs on LMDB in ./data by default, on Redis with --redis, and refuses a store choice that contradicts --redis', () => {
+    assert.equal(loadConfig([], {}).store, 'lmdb');
+    assert.equal(loadConfig([], {}).dataDir, './data');
+    assert.equal(loadConfig(['--data-dir', '/var/lib/sn'], {}).dataDir, '/var/lib/sn');
+    assert.equal(loadConfig([], { DATA_DIR: '/srv/sn' }).dataDir, '/srv/sn');
+    assert.equal(loadConfig(['--store', 'memory'], {}).store, 'memory');
+    assert.equal(loadConfig([], { STORE: 'memory' }).store, 'memory');
+    assert.equal(loadConfig(['--redis', 'redis://127.0.0.1:7000'], {}).store, 'redis');
+    assert.equal(loadConfig(['--store', 'redis', '--redis', 'redis://127.0.0.1:7000'], {}).store, 'redis');
+    assert.throws(() => loadConfig(['--store', 'redis'], {}), /--store \(STORE\) is redis, but no --redis \(REDIS_URL\)/);
+    assert.throws(() => loadConfig(['--store', 'memory', '--redis', 'redis://127.0.0.1:7000'], {}), /--store \(STORE\) is memory, but --redis \(REDIS_URL\) is given too/);
+    assert.throws(() => loadConfig(['--store', 'disk'], {}), /--store \(STORE\) must be one of lmdb, memory, redis/);
+    assert.throws(() => loadConfig(['--data-dir', ''], {}), /--data-dir \(DATA_DIR\) must not be empty/);
+  });
+
+  it('refuses several processes on an embedded store, naming it and --redis', () => {
+    assert.throws(() => loadConfig(['--processes', '2'], {}), /--processes \(PROCESSES\) is 2, but the embedded LMDB store \(--data-dir\) serves one process.*--redis/);
+    assert.throws(() => loadConfig(['--processes', '2', '--store', 'memory'], {}), /the in-memory store cannot be shared between processes.*--redis/);
+  });
+
   it('reads flags in both --flag value and --flag=value forms', () => {
     const c = loadConfig(['--port', '18001', '--network=mainnet', '--admin-public-keys', `${MAIN[0]}, ${MAIN[1]},,`], {});
     assert.equal(c.port, 18001);

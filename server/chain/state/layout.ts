@@ -15,15 +15,16 @@ export interface LayoutReader {
 /**
  * Why this store's chain cannot be used by this code (a message for the operator), or null
  * when it can: no chain yet (genesis will write this layout), or a chain in this layout.
+ * `emptyStore` tells the operator how to get an empty store of the kind in use.
  */
-export async function layoutProblem(store: LayoutReader): Promise<string | null> {
+export async function layoutProblem(store: LayoutReader, emptyStore = 'another --redis database, or a new --redis-key-prefix'): Promise<string | null> {
   const [tip, layout] = await store.getMany<unknown>([chainKeys.tip, chainKeys.layout]);
   if (tip === undefined || layout === LAYOUT_VERSION) return null;
   const found = typeof layout === 'number' ? layout : 1;
   const by = found < LAYOUT_VERSION ? 'an older' : 'a newer';
   return (
     `the store holds a chain in state layout ${found}, written by ${by} version of this node; this version reads layout ${LAYOUT_VERSION} only ` +
-    `and does not convert it. Start on an empty store (another --redis database, or a new --redis-key-prefix) and re-sync or re-mine the chain there, ` +
+    `and does not convert it. Start on an empty store (${emptyStore}) and re-sync or re-mine the chain there, ` +
     `or run the node version that wrote it`
   );
 }
