@@ -30,18 +30,22 @@ async function runServerProcess(config: Config): Promise<void> {
     process.exit(1);
   });
 
-  let node: RunningNode;
-  try {
-    node = await startNode(config, log);
-  } catch (err) {
-    const message = (err as Error).message;
-    tell({ type: 'startup-failed', message });
-    log.fatal({ reason: message }, 'cannot start');
-    fail(message, err instanceof StartupError ? err.exitCode : 1);
-  }
-  tell({ type: 'ready', port: node.port, processId: node.processId });
-
+  // Signal handlers go in before the node starts: a SIGTERM that arrives between the
+  // "listening" line and a handler installed later would take the default action and kill the
+  // process mid-write. One that arrives while starting shuts the node down once it is up.
+  // A second signal while starting exits at once (a start that waits on an unreachable store).
+  let node: RunningNode | undefined;
+  let pendingSignal: string | null = null;
+  let shuttingDown = false;
   const shutdown = (signal: string): void => {
+    if (node === undefined) {
+      if (pendingSignal !== null) fail(`${signal} while starting; exiting now`, 1);
+      pendingSignal = signal;
+      log.info({ signal }, 'shutting down once started (send it again to exit now)');
+      return;
+    }
+    if (shuttingDown) return;
+    shuttingDown = true;
     log.info({ signal }, 'shutting down');
     node.close().then(
       () => process.exit(0),
@@ -51,9 +55,19 @@ async function runServerProcess(config: Config): Promise<void> {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  // A supervised child whose supervisor vanished must not linger holding the port.
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  try {
+    node = await startNode(config, log);
+  } catch (err) {
+    const message = (err as Error).message;
+    tell({ type: 'startup-failed', message });
+    log.fatal({ reason: message }, 'cannot start');
+    fail(message, err instanceof StartupError ? err.exitCode : 1);
+  }
+  tell({ type: 'ready', port: node.port, processId: node.processId });
+  if (pendingSignal !== null) shutdown(pendingSignal);
   process.once('disconnect', () => shutdown('supervisor disconnected'));
 }
 
