@@ -1,32 +1,74 @@
 /**
- * `npm run bench [-- name...] [-- bench options]`: runs every `bench/*.bench.ts` (or those whose
- * file name contains one of the given names), one after another, each printing its candidate
- * against a baseline measured in the same run. Benches that take long (ON_REQUEST_ONLY:
- * bench:scale populates 100k profiles) run only when named. Arguments after a second `--` are
- * left to the benches (`npm run bench -- scale -- --sizes 1000,3000`); before it, any flag but
- * --help and --version is refused, so a bench option given too early is not taken for a name.
+ * `npm run bench [-- [options] [name...] [-- bench options]]`: runs every `bench/*.bench.ts` (or
+ * those whose file name contains one of the given names), one after another, each printing its
+ * candidate against a baseline measured in the same run and returning its named figures
+ * (bench/figures.ts). Benches that take long (ON_REQUEST_ONLY: bench:scale populates 100k
+ * profiles) run only when named. Arguments after a second `--` are left to the benches
+ * (`npm run bench -- scale -- --sizes 1000,3000`); before it, only the runner's flags are
+ * accepted, so a bench option given too early is not taken for a name.
+ *
+ * `--json FILE` writes the figures with the machine (bench/report.ts); `--compare BASE.json`
+ * judges them against a saved report (bench/compare.ts) and exits 1 on a regression; `--check`
+ * (`npm run bench:check`) is the quick regression check against this machine class's committed
+ * baseline.
  */
-import { readdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { exitWithUsageError, parseCommandLine, runCommandLine, UsageError, type CommandSpec } from '../server/cli.js';
+import { benchSettings, DEFAULT_ROUNDS, type BenchSettings } from './_shared.js';
+import { comparabilityNotes, compareReports, comparisonFails, DEFAULT_THRESHOLD_PCT, formatComparison } from './compare.js';
+import { checkFigures, type Figure } from './figures.js';
+import { loadNow, parseReport, thisMachine, type BenchReport } from './report.js';
 
 const dir = dirname(fileURLToPath(import.meta.url));
 const ON_REQUEST_ONLY = ['scale.bench.ts'];
+/**
+ * `--check`'s benches: each runs in seconds in quick mode and has same-run ratios of the hot
+ * paths (hashing, keys, signatures, the pool, block templates, the pending view's DM page). The
+ * HTTP, load and identity benches take minutes or start servers: run them by name.
+ */
+export const CHECK_BENCHES = ['hash.bench.ts', 'keys.bench.ts', 'secp256k1.bench.ts', 'ecies.bench.ts', 'pool.bench.ts', 'template.bench.ts', 'viewIndexPage.bench.ts'];
+const BASELINES = join(dir, 'baselines');
 const available = readdirSync(dir).filter((f) => f.endsWith('.bench.ts')).sort();
 
 const BENCH_COMMAND: CommandSpec = {
   name: 'bench',
-  usage: 'npm run bench [-- [name...] [-- bench options]]',
+  usage: 'npm run bench [-- [options] [name...] [-- bench options]]',
   summary:
     'Runs every bench/*.bench.ts, or those whose file name contains one of the names given, one after another; each ' +
-    'prints its candidate against a baseline measured in the same run. Options of a bench go after a second `--` ' +
-    '(each bench reads its own, and most also from the environment).',
-  flags: [],
+    'prints its candidate against a baseline measured in the same run and returns its named figures. Options of a bench ' +
+    'go after a second `--` (each bench reads its own, and most also from the environment).',
+  flags: [
+    { name: 'json', value: 'FILE', doc: 'Write every figure, with the machine (cores, CPU, Node), the settings and each figure\'s spread over rounds, to FILE.' },
+    {
+      name: 'compare',
+      value: 'BASE.json',
+      doc:
+        'Run the benches of BASE.json (or those named) and print old, new and change per figure. Exit 1 when a ratio figure falls by more than ' +
+        'the threshold over its whole spread (noisy when the spread straddles it); absolute figures are shown, never judged. Measures as ' +
+        'BASE.json did (its rounds, quick mode) unless --rounds or --quick say otherwise.',
+    },
+    { name: 'threshold', value: 'PERCENT', default: String(DEFAULT_THRESHOLD_PCT), doc: 'How far a ratio figure may fall before --compare fails.' },
+    {
+      name: 'rounds',
+      value: 'N',
+      env: 'BENCH_ROUNDS',
+      doc: `Rounds per figure: its value is the median, its spread min–max. When unset: BASE.json's with --compare, else ${DEFAULT_ROUNDS}.`,
+    },
+    { name: 'quick', env: 'BENCH_QUICK', doc: 'Shorter measurements (0.4 of the time), optional parts skipped.' },
+    {
+      name: 'check',
+      doc:
+        `The regression check (npm run bench:check): ${CHECK_BENCHES.map((f) => f.replace('.bench.ts', '')).join(', ')} ` +
+        'in quick mode, compared with bench/baselines/check-<machine class>.json; with --json, writes that file instead.',
+    },
+  ],
   positionals: true,
   notes:
     `Benches: ${available.map((f) => (ON_REQUEST_ONLY.includes(f) ? `${f} (only when named)` : f)).join(', ')}. ` +
-    'Example: npm run bench -- scale -- --sizes 1000,3000 --sustain-seconds 10.',
+    'Examples: npm run bench -- scale -- --sizes 1000,3000 --sustain-seconds 10; ' +
+    'npm run bench -- --json before.json hash keys; npm run bench -- --compare before.json --threshold 15.',
 };
 
 const argv = process.argv.slice(2);
@@ -39,13 +81,79 @@ try {
   if (err instanceof UsageError) exitWithUsageError(BENCH_COMMAND.name, `${err.message}; a bench's options go after a second --, as in: npm run bench -- scale -- --sizes 1000`);
   throw err;
 }
-const { positionals: filters } = runCommandLine(BENCH_COMMAND, runnerArgs);
-const files = available.filter((f) => (filters.length === 0 ? !ON_REQUEST_ONLY.includes(f) : filters.some((name) => f.includes(name))));
+const { values, positionals: filters } = runCommandLine(BENCH_COMMAND, runnerArgs);
+const fail = (message: string): never => exitWithUsageError(BENCH_COMMAND.name, message);
 
-if (files.length === 0) exitWithUsageError(BENCH_COMMAND.name, `no benchmark matches ${filters.join(', ')}; available: ${available.join(', ')}`);
+const machine = thisMachine();
+const check = values['check'] === true;
+const jsonFile = values['json'] as string | undefined;
+const checkBaseline = join(BASELINES, `check-${machine.machine}.json`);
+let compareFile = values['compare'] as string | undefined;
+if (check && compareFile === undefined && jsonFile === undefined) {
+  if (!existsSync(checkBaseline)) {
+    fail(`no baseline for this machine class (${machine.machine}): make one on a quiet machine with npm run bench:check -- --json ${relative(process.cwd(), checkBaseline)}`);
+  }
+  compareFile = checkBaseline;
+}
+const threshold = Number(values['threshold']);
+if (!(threshold >= 0) || !Number.isFinite(threshold)) fail(`--threshold must be a number ≥ 0, got ${JSON.stringify(values['threshold'])}`);
+
+let base: BenchReport | undefined;
+if (compareFile !== undefined) {
+  try {
+    base = parseReport(readFileSync(compareFile, 'utf8'), compareFile);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+}
+
+// Settings: a flag, else the environment, else the base's (compare like with like), else the defaults.
+const fromEnv = benchSettings();
+const settings: BenchSettings = {
+  rounds: values['rounds'] !== undefined ? Number(values['rounds']) : process.env['BENCH_ROUNDS'] ? fromEnv.rounds : (base?.settings.rounds ?? DEFAULT_ROUNDS),
+  quick: values['quick'] === true || check || fromEnv.quick || (base?.settings.quick ?? false),
+};
+if (!Number.isSafeInteger(settings.rounds) || settings.rounds < 1) fail(`--rounds must be an integer ≥ 1, got ${JSON.stringify(values['rounds'])}`);
+// The benches read their settings from the environment when they load.
+process.env['BENCH_ROUNDS'] = String(settings.rounds);
+process.env['BENCH_QUICK'] = settings.quick ? '1' : '0';
+
+function selectBenches(): string[] {
+  if (filters.length > 0) return available.filter((f) => filters.some((name) => f.includes(name)));
+  if (check) return CHECK_BENCHES;
+  if (base !== undefined) return available.filter((f) => f in base!.benches);
+  return available.filter((f) => !ON_REQUEST_ONLY.includes(f));
+}
+const files = selectBenches();
+if (files.length === 0) {
+  fail(filters.length > 0 ? `no benchmark matches ${filters.join(', ')}; available: ${available.join(', ')}` : `${compareFile} names no benchmark of ${available.join(', ')}`);
+}
+
+const loadStart = loadNow();
+const benches: Record<string, Figure[]> = {};
 for (const f of files) {
   console.log(`\n=== ${f} ===`);
-  const mod = (await import(pathToFileURL(`${dir}/${f}`).href)) as { run?: () => Promise<void> };
+  const mod = (await import(pathToFileURL(`${dir}/${f}`).href)) as { run?: () => Promise<unknown> };
   if (typeof mod.run !== 'function') throw new Error(`${f} must export run()`);
-  await mod.run();
+  benches[f] = checkFigures(f, await mod.run());
+}
+const report: BenchReport = { ...machine, date: new Date().toISOString(), settings, loadavg: { start: loadStart, end: loadNow() }, benches };
+
+if (jsonFile !== undefined) {
+  mkdirSync(dirname(jsonFile), { recursive: true });
+  writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  const count = Object.values(benches).reduce((n, fs) => n + fs.length, 0);
+  console.log(`\nwrote ${count} figures of ${files.length} benches to ${jsonFile} (${machine.machine}, ${settings.rounds} rounds${settings.quick ? ', quick' : ''})`);
+}
+
+if (base !== undefined) {
+  console.log(`\n=== compared with ${compareFile} (${base.machine}, ${base.date}) ===`);
+  for (const note of comparabilityNotes(base, report)) console.log(`note: ${note}`);
+  console.log(`load average (1 min): base ${base.loadavg?.start ?? '?'}–${base.loadavg?.end ?? '?'}, this run ${report.loadavg.start}–${report.loadavg.end}`);
+  const rows = compareReports(base, report, threshold);
+  console.log(formatComparison(rows, threshold));
+  if (comparisonFails(rows)) {
+    console.log('\nbench: FAILED: a ratio figure regressed (see above)');
+    process.exitCode = 1;
+  }
 }
