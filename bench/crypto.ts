@@ -16,6 +16,7 @@ import { run as runEcies } from './ecies.bench.js';
 import { run as runHash } from './hash.bench.js';
 import { run as runPool } from './pool.bench.js';
 import { run as runSecp } from './secp256k1.bench.js';
+import { benchSettings } from './_shared.js';
 
 const figures: Record<string, number> = {};
 for (const [name, run] of [
@@ -27,7 +28,8 @@ for (const [name, run] of [
   console.log(`\n=== ${name} ===`);
   for (const f of await run()) figures[f.name] = f.value;
 }
-const REQUIRED = ['verifyOpsPerSec', 'verifyVsNoble', 'verifyVsTinySecp', 'signVsTinySecp', 'ecdhVsTinySecp', 'eciesDecryptOpsPerSec', 'desoHashV1PerSec', 'pool2vs1'];
+// Quick runs (BENCH_QUICK) measure no second pool, hence no pool2vs1 (pool.bench.ts).
+const REQUIRED = ['verifyOpsPerSec', 'verifyVsNoble', 'verifyVsTinySecp', 'signVsTinySecp', 'ecdhVsTinySecp', 'eciesDecryptOpsPerSec', 'desoHashV1PerSec', ...(benchSettings().quick ? [] : ['pool2vs1'])];
 const missing = REQUIRED.filter((k) => typeof figures[k] !== 'number' || !Number.isFinite(figures[k]));
 if (missing.length > 0) throw new Error(`bench:crypto: no figure for ${missing.join(', ')}`);
 const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Number.isInteger(v) ? v : Number(v.toFixed(2))]));

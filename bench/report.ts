@@ -22,6 +22,8 @@ export interface BenchReport {
   settings: BenchSettings;
   /** 1-minute load average at the start and the end: how busy the machine was besides the run. */
   loadavg: { start: number; end: number };
+  /** Wall time per bench, seconds. */
+  seconds?: Record<string, number>;
   /** Figures per bench file name (`hash.bench.ts`), in the order they ran. */
   benches: Record<string, Figure[]>;
 }

@@ -29,6 +29,11 @@ const ON_REQUEST_ONLY = ['scale.bench.ts'];
  * HTTP, load and identity benches take minutes or start servers: run them by name.
  */
 export const CHECK_BENCHES = ['hash.bench.ts', 'keys.bench.ts', 'secp256k1.bench.ts', 'ecies.bench.ts', 'pool.bench.ts', 'template.bench.ts', 'viewIndexPage.bench.ts'];
+/**
+ * Rounds of `--check`: with the time budget shared among them, 5 short rounds give a median that
+ * one burst of another job's load cannot move, and a spread that shows such a burst.
+ */
+const CHECK_ROUNDS = 5;
 const BASELINES = join(dir, 'baselines');
 const available = readdirSync(dir).filter((f) => f.endsWith('.bench.ts')).sort();
 
@@ -61,7 +66,7 @@ const BENCH_COMMAND: CommandSpec = {
       name: 'check',
       doc:
         `The regression check (npm run bench:check): ${CHECK_BENCHES.map((f) => f.replace('.bench.ts', '')).join(', ')} ` +
-        'in quick mode, compared with bench/baselines/check-<machine class>.json; with --json, writes that file instead.',
+        `in quick mode, ${CHECK_ROUNDS} rounds, compared with bench/baselines/check-<machine class>.json; with --json, writes that file instead.`,
     },
   ],
   positionals: true,
@@ -110,7 +115,7 @@ if (compareFile !== undefined) {
 // Settings: a flag, else the environment, else the base's (compare like with like), else the defaults.
 const fromEnv = benchSettings();
 const settings: BenchSettings = {
-  rounds: values['rounds'] !== undefined ? Number(values['rounds']) : process.env['BENCH_ROUNDS'] ? fromEnv.rounds : (base?.settings.rounds ?? DEFAULT_ROUNDS),
+  rounds: values['rounds'] !== undefined ? Number(values['rounds']) : process.env['BENCH_ROUNDS'] ? fromEnv.rounds : (base?.settings.rounds ?? (check ? CHECK_ROUNDS : DEFAULT_ROUNDS)),
   quick: values['quick'] === true || check || fromEnv.quick || (base?.settings.quick ?? false),
 };
 if (!Number.isSafeInteger(settings.rounds) || settings.rounds < 1) fail(`--rounds must be an integer ≥ 1, got ${JSON.stringify(values['rounds'])}`);
@@ -130,14 +135,20 @@ if (files.length === 0) {
 }
 
 const loadStart = loadNow();
+const started = performance.now();
 const benches: Record<string, Figure[]> = {};
+const seconds: Record<string, number> = {};
 for (const f of files) {
   console.log(`\n=== ${f} ===`);
+  const t0 = performance.now();
   const mod = (await import(pathToFileURL(`${dir}/${f}`).href)) as { run?: () => Promise<unknown> };
   if (typeof mod.run !== 'function') throw new Error(`${f} must export run()`);
   benches[f] = checkFigures(f, await mod.run());
+  seconds[f] = Number(((performance.now() - t0) / 1000).toFixed(1));
+  console.log(`(${f}: ${seconds[f]} s)`);
 }
-const report: BenchReport = { ...machine, date: new Date().toISOString(), settings, loadavg: { start: loadStart, end: loadNow() }, benches };
+console.log(`\n${files.length} benches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+const report: BenchReport = { ...machine, date: new Date().toISOString(), settings, loadavg: { start: loadStart, end: loadNow() }, seconds, benches };
 
 if (jsonFile !== undefined) {
   mkdirSync(dirname(jsonFile), { recursive: true });
