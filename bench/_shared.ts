@@ -22,10 +22,10 @@ export interface BenchSettings {
 /** Rounds when BENCH_ROUNDS is unset: the fewest that give a median and a spread. */
 export const DEFAULT_ROUNDS = 3;
 /**
- * Share of each tinybench time budget a quick run spends: 0.4 keeps `npm run bench:check`
- * near a minute and a half on 2 cores while each round still runs a task for 100+ ms.
+ * Share of each tinybench time budget a quick run spends: 0.3 keeps `npm run bench:check` (three
+ * processes of six benches) near two minutes on 2 cores, each task still measured 100+ ms a round.
  */
-export const QUICK_TIME_SHARE = 0.4;
+export const QUICK_TIME_SHARE = 0.3;
 /** tinybench's own default for the least samples per task. */
 const TINYBENCH_ITERATIONS = 64;
 
@@ -42,14 +42,16 @@ type TimeOptions = Required<Pick<BenchOptions, 'time' | 'warmupTime'>> & Pick<Be
 
 /**
  * tinybench options for one round: the bench's budget for a whole run shared among the rounds
- * (so a run takes about as long as before rounds existed), shortened in quick mode. At least 2
- * samples per task and round.
+ * (so a run takes about as long as before rounds existed), shortened in quick mode (the warm-up
+ * excepted). At least 2 samples per task and round.
  */
 export function roundOptions(o: TimeOptions, settings: BenchSettings = benchSettings()): TimeOptions {
   const share = settings.quick ? QUICK_TIME_SHARE : 1;
   const out: TimeOptions = {
     time: (o.time * share) / settings.rounds,
-    warmupTime: o.warmupTime * share,
+    // Warm-up is not shortened: cut short, the JIT and V8's WASM tier-up finish during the
+    // rounds instead, and ratios landed in different places from one process to the next.
+    warmupTime: o.warmupTime,
     iterations: Math.max(2, Math.ceil(((o.iterations ?? TINYBENCH_ITERATIONS) * share) / settings.rounds)),
   };
   if (o.warmupIterations !== undefined) out.warmupIterations = o.warmupIterations;

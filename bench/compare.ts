@@ -8,14 +8,15 @@
  * @module
  */
 import type { Better, Figure } from './figures.js';
-import type { BenchReport } from './report.js';
+import { describeSettings, type BenchReport } from './report.js';
 
 /** Percent a ratio may fall (or rise, for lower-is-better ratios) before it counts: --threshold. */
 export const DEFAULT_THRESHOLD_PCT = 10;
 
 /**
  * - `ok`: within the threshold; `improved`: the whole spread better by more than the threshold;
- * - `noisy`: the spread straddles the regression line (more rounds or a quieter machine decide);
+ * - `noisy`: the median is past the regression line but the spread straddles it (more rounds or
+ *   a quieter machine decide);
  * - `regressed`: the whole spread past the line (fails the comparison);
  * - `shown`: an absolute figure, never judged;
  * - `new`: no figure of that name in the base; `missing`: in the base, not in this run.
@@ -51,8 +52,10 @@ function range(f: Figure): { min: number; max: number } {
 /**
  * Judges a ratio figure of this run against the base's. `best` is the spread's end on the good
  * side (max when higher is better), `worst` the other end: regressed when even the best round is
- * past the line, noisy when only some rounds are, improved when even the worst round beats the
- * base by more than the threshold.
+ * past the line; noisy when the median is past it but the spread reaches back over it (the rounds
+ * straddle the line: a failure the run cannot tell from noise); improved when even the worst
+ * round beats the base by more than the threshold. A median on the good side is ok even when
+ * some rounds dip past the line: on a shared machine most spreads do.
  */
 export function judgeRatio(old: Figure, now: Figure, thresholdPct: number): 'ok' | 'improved' | 'noisy' | 'regressed' {
   if (thresholdPct < 0 || !Number.isFinite(thresholdPct)) throw new RangeError(`"thresholdPct" expected a number ≥ 0, got ${thresholdPct}`);
@@ -63,7 +66,7 @@ export function judgeRatio(old: Figure, now: Figure, thresholdPct: number): 'ok'
   const [best, worst] = better === 'higher' ? [max, min] : [min, max];
   const past = (x: number, limit: number): boolean => (better === 'higher' ? x < limit : x > limit);
   if (past(best, line)) return 'regressed';
-  if (past(worst, line)) return 'noisy';
+  if (past(now.value, line)) return 'noisy';
   if (past(gain, worst)) return 'improved';
   return 'ok';
 }
@@ -105,20 +108,20 @@ export function comparisonFails(rows: readonly FigureComparison[]): boolean {
   return rows.some((r) => r.verdict === 'regressed' || (r.verdict === 'missing' && r.kind === 'ratio'));
 }
 
-/** `2.16x`, `831,720 ops/s`, `0.412 ms`. */
+/** Three significant digits, whole numbers grouped: `0.0467`, `2.16`, `370`, `831,720`. */
+function formatNumber(value: number): string {
+  return Math.abs(value) >= 100 ? Math.round(value).toLocaleString('en-US') : Number(value.toPrecision(3)).toString();
+}
+
+/** `2.16x`, `0.0467x`, `831,720 ops/s`, `0.412 ms`. */
 export function formatValue(value: number, unit: string): string {
-  if (unit === 'x') return `${value.toFixed(2)}x`;
-  const text = Math.abs(value) >= 100 ? Math.round(value).toLocaleString('en-US') : Number(value.toPrecision(3)).toString();
-  return `${text} ${unit}`;
+  return unit === 'x' ? `${formatNumber(value)}x` : `${formatNumber(value)} ${unit}`;
 }
 
 function formatFigure(f: Figure | undefined): string {
   if (f === undefined) return '-';
   const v = formatValue(f.value, f.unit);
-  if (f.spread === undefined) return v;
-  const digits = f.unit === 'x' ? 2 : undefined;
-  const end = (x: number): string => (digits === undefined ? formatValue(x, '').trim() : x.toFixed(digits));
-  return `${v} [${end(f.spread.min)}–${end(f.spread.max)}]`;
+  return f.spread === undefined ? v : `${v} [${formatNumber(f.spread.min)}–${formatNumber(f.spread.max)}]`;
 }
 
 /** The comparison as a table, one section per bench, then a summary and the failures spelt out. */
@@ -134,7 +137,9 @@ export function formatComparison(rows: readonly FigureComparison[], thresholdPct
     r.verdict === 'regressed' ? 'REGRESSED' : r.verdict,
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c]!.length)));
-  const line = (row: string[]): string => row.map((s, c) => (c === 0 || c === 1 || c === row.length - 1 ? s.padEnd(widths[c]!) : s.padStart(widths[c]!))).join('  ').trimEnd();
+  // Names, kind, direction and verdict left-aligned; numbers right-aligned.
+  const left = new Set([0, 1, 2, header.length - 1]);
+  const line = (row: string[]): string => row.map((s, c) => (left.has(c) ? s.padEnd(widths[c]!) : s.padStart(widths[c]!))).join('  ').trimEnd();
   const out: string[] = [];
   let bench = '';
   rows.forEach((r, i) => {
@@ -166,12 +171,7 @@ export function comparabilityNotes(base: BenchReport, now: Pick<BenchReport, 'ma
   const notes: string[] = [];
   if (base.machine !== now.machine) notes.push(`the base is from a ${base.machine} machine, this is ${now.machine}: ratios may differ by machine, absolutes will`);
   else if (base.node !== now.node) notes.push(`the base ran on Node ${base.node}, this on ${now.node}`);
-  if (base.settings !== undefined && (base.settings.quick !== now.settings.quick || base.settings.rounds !== now.settings.rounds)) {
-    notes.push(`the base measured ${describe(base.settings)}, this run ${describe(now.settings)}`);
-  }
+  const [b, n] = [describeSettings(base.settings ?? {}), describeSettings(now.settings)];
+  if (b !== n) notes.push(`the base measured ${b}, this run ${n}`);
   return notes;
-}
-
-function describe(s: BenchReport['settings']): string {
-  return `${s.rounds} rounds${s.quick ? ', quick' : ''}`;
 }

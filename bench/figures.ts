@@ -88,6 +88,24 @@ export function formatRatio(f: Figure): string {
 }
 
 /**
+ * The figures of several runs of one bench (separate processes) as one list: each figure's
+ * rounds are every run's rounds (or values) together, so a process that landed in a slower or
+ * faster state shows in the spread, and the median is the majority's. Names keep the first
+ * run's order; a figure missing from some runs merges what the others have.
+ */
+export function mergeFigures(runs: ReadonlyArray<readonly Figure[]>): Figure[] {
+  const byName = new Map<string, { first: Figure; rounds: number[] }>();
+  for (const figures of runs) {
+    for (const f of figures) {
+      const entry = byName.get(f.name) ?? { first: f, rounds: [] };
+      entry.rounds.push(...(f.rounds ?? [f.value]));
+      byName.set(f.name, entry);
+    }
+  }
+  return [...byName.values()].map(({ first, rounds }) => fromRounds(first.name, rounds, first.unit, first.kind, first.better));
+}
+
+/**
  * Throws unless `value` is what a bench's `run()` must return: an array of well-formed figures
  * with unique names. The runner checks each bench's answer with it, so a bench that forgets to
  * return its figures fails loudly instead of leaving a hole in the baseline.

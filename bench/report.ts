@@ -9,6 +9,16 @@ import { cpus, loadavg } from 'node:os';
 import { checkFigures, type Figure } from './figures.js';
 import type { BenchSettings } from './_shared.js';
 
+/** How a run measured: the benches' settings, and how many processes ran them (merged). */
+export interface RunSettings extends BenchSettings {
+  processes: number;
+}
+
+/** `3 processes × 3 rounds, quick`. */
+export function describeSettings(s: Partial<RunSettings>): string {
+  return `${s.processes ?? 1} process${(s.processes ?? 1) === 1 ? '' : 'es'} × ${s.rounds ?? '?'} rounds${s.quick === true ? ', quick' : ''}`;
+}
+
 export interface BenchReport {
   /** The machine class: `2core-amd-epyc-node20`. */
   machine: string;
@@ -19,7 +29,7 @@ export interface BenchReport {
   cores: number;
   /** ISO 8601, when the run ended. */
   date: string;
-  settings: BenchSettings;
+  settings: RunSettings;
   /** 1-minute load average at the start and the end: how busy the machine was besides the run. */
   loadavg: { start: number; end: number };
   /** Wall time per bench, seconds. */
