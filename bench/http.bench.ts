@@ -73,7 +73,7 @@ export async function run(): Promise<Figure[]> {
       const measured = await bestOfRounds([nodeHttp, uws], w, ROUND_OPTIONS);
       for (const s of [nodeHttp, uws]) rows.push({ server: s.name, route: label, ...measured.get(s)! });
       ratios.push({ route: label, uws: measured.get(uws)!.r.reqPerSec, node: measured.get(nodeHttp)!.r.reqPerSec });
-      const key = nameKey(`${w.method} ${w.route.replace('/api/v0/', '')}`);
+      const key = nameKey(w.route.replace('/api/v0/', ''));
       figures.push(
         ratioFigure(`uwsVsNodeHttp${key}`, measured.get(uws)!.rounds, measured.get(nodeHttp)!.rounds),
         absoluteFigure(`uwsReqPerSec${key}`, measured.get(uws)!.rounds, 'req/s'),

@@ -155,7 +155,8 @@ export async function run(): Promise<Figure[]> {
     assertCleanRows('readRoutes.bench', rows);
     summary.readCacheHitRate = Number((hits / (hits + misses)).toFixed(4));
     console.log(JSON.stringify(summary));
-    return [...figures, absoluteFigure('readCacheHitRate', hits / (hits + misses), 'share')];
+    const hitRate = hits / (hits + misses);
+    return Number.isFinite(hitRate) ? [...figures, absoluteFigure('readCacheHitRate', hitRate, 'share')] : figures;
   } finally {
     await servers.release();
     await redis.stop();

@@ -326,7 +326,10 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
     console.log(JSON.stringify(summary));
     return [
       // Same-run ratios: each route's p50 at the largest size against the smallest (lower is better).
-      ...Object.entries(routes).map(([name, x]) => ratioOf(`growth${nameKey(name)}`, x.growth, 'lower')),
+      // (A route whose smallest-size p50 rounds to 0 ms has no growth to judge.)
+      ...Object.entries(routes)
+        .filter(([, x]) => Number.isFinite(x.growth))
+        .map(([name, x]) => ratioOf(`growth${nameKey(name)}`, x.growth, 'lower')),
       ratioOf('writeVsVerify', writeVsVerify),
       ...Object.entries(summary.bytesPer).map(([k, v]) => absoluteFigure(`bytesPer${nameKey(k)}`, v, 'B', 'lower')),
       absoluteFigure('restartMs', last.restart.healthMs, 'ms', 'lower'),
