@@ -37,7 +37,7 @@ export const CHECK_BENCHES = ['hash.bench.ts', 'keys.bench.ts', 'secp256k1.bench
  * `--check` measures in CHECK_PROCESSES fresh processes of CHECK_ROUNDS rounds each: a process
  * can land in a faster or slower state as a whole (ecdh ours/tiny-secp256k1 read 2.03, 2.04,
  * 2.47 and 2.07 in four processes, each with a spread under 0.1), so one process cannot make a
- * baseline nor fail a check; the median of 9 rounds is the majority's. About 45 s a process.
+ * baseline nor fail a check; the median of 9 rounds is the majority's. About 40 s a process here.
  */
 const CHECK_ROUNDS = 3;
 const CHECK_PROCESSES = 3;
