@@ -40,7 +40,8 @@ import { Bench } from 'tinybench';
 import { freePort } from '../test/helpers/ports.js';
 import { encodePublicKey } from '../server/keys/index.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
-import { printRatio, printResults } from './_shared.js';
+import { printFigure, printResults, ratioLine, roundOptions, runRounds } from './_shared.js';
+import { ratioFigure, ratioOf, type Figure } from './figures.js';
 import { processCpuMs, ROOT, startServer, stopServer, type ServerProc } from './http/harness.js';
 
 const MAIN = join(ROOT, 'server', 'main.ts');
@@ -64,8 +65,9 @@ function usersJson(n: number): Buffer {
   return Buffer.from(JSON.stringify({ UserList: users }) + '\n');
 }
 
-async function codecs(): Promise<void> {
-  for (const [label, n] of [['1.5 KiB', 3], ['12 KiB', 25], ['100 KiB', 200]] as const) {
+async function codecs(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const [label, n, key] of [['1.5 KiB', 3, '1500B'], ['12 KiB', 25, '12KiB'], ['100 KiB', 200, '100KiB']] as const) {
     const body = usersJson(n);
     const br = (q: number) => ({ params: { [zc.BROTLI_PARAM_QUALITY]: q, [zc.BROTLI_PARAM_SIZE_HINT]: body.length } });
     const run: Record<string, () => Buffer> = {
@@ -74,19 +76,19 @@ async function codecs(): Promise<void> {
       'br-1': () => brotliCompressSync(body, br(1)),
       'br-4': () => brotliCompressSync(body, br(4)),
     };
-    const bench = new Bench({ name: label, time: 300, warmupTime: 50 });
+    const bench = new Bench({ name: label, ...roundOptions({ time: 300, warmupTime: 50 }) });
     for (const [name, f] of Object.entries(run)) bench.add(name, f);
     // The same work on the libuv thread pool, one at a time: its latency is the inline cost
     // plus the hop, which is what ASYNC_COMPRESS_MIN_BYTES weighs.
     const brAsync = promisify(brotliCompress);
     bench.add('br-1 async', () => brAsync(body, br(1)));
-    await bench.run();
+    const rounds = await runRounds(bench);
     printResults(`codecs, ${label} JSON (${body.length} bytes)`, bench);
     console.log(Object.entries(run).map(([name, f]) => `${name} ${((f().length / body.length) * 100).toFixed(1)}%`).join('   '));
-    const ops = (name: string) => bench.getTask(name)!.result.state === 'completed' ? (bench.getTask(name)!.result as { throughput: { mean: number } }).throughput.mean : NaN;
-    printRatio(`br-1/gzip-6 ${label}`, ops('br-1'), ops('gzip-6'));
-    printRatio(`br-1 async/inline ${label}`, ops('br-1 async'), ops('br-1'));
+    figures.push(ratioLine(`br-1/gzip-6 ${label}`, `br1VsGzip6Body${key}`, rounds, 'br-1', 'gzip-6'));
+    figures.push(ratioLine(`br-1 async/inline ${label}`, `br1AsyncVsInlineBody${key}`, rounds, 'br-1 async', 'br-1'));
   }
+  return figures;
 }
 
 interface Request {
@@ -161,23 +163,26 @@ async function load(server: ServerProc, req: Request): Promise<LoadResult> {
   return { reqPerSec: count / seconds, bytesPerResponse: count ? bodyBytes / count : 0, non200, serverCpuMsPer1k: (cpu / count) * 1000 };
 }
 
-async function http(): Promise<void> {
+async function http(): Promise<Figure[]> {
+  const figures: Figure[] = [];
   const port = await freePort();
   const server = await startServer('uws', port, MAIN, ['--port', String(port), '--log-level', 'warn', '--miner', 'off', '--crypto-threads', '1']);
   try {
     const pks = Array.from({ length: 20 }, () => encodePublicKey(getPublicKey(new Uint8Array(randomBytes(32)), true), 'testnet'));
-    const routes: Array<{ label: string; method: string; path: string; body?: string }> = [
-      { label: 'POST get-users-stateless (20 users)', method: 'POST', path: '/api/v0/get-users-stateless', body: JSON.stringify({ PublicKeysBase58Check: pks, SkipForLeaderboard: true }) },
-      { label: 'GET openapi.json', method: 'GET', path: '/api/v0/openapi.json' },
+    const routes: Array<{ label: string; key: string; method: string; path: string; body?: string }> = [
+      { label: 'POST get-users-stateless (20 users)', key: 'UsersStateless', method: 'POST', path: '/api/v0/get-users-stateless', body: JSON.stringify({ PublicKeysBase58Check: pks, SkipForLeaderboard: true }) },
+      { label: 'GET openapi.json', key: 'Openapi', method: 'GET', path: '/api/v0/openapi.json' },
     ];
     for (const rt of routes) {
       const variants = ['identity', 'br', 'gzip'].map((enc) => ({ name: enc, bytes: buildRequest(port, rt.method, rt.path, rt.body, enc === 'identity' ? undefined : enc) }));
       const best = new Map<string, LoadResult>();
+      const all = new Map<string, LoadResult[]>(variants.map((v) => [v.name, []]));
       for (let round = 0; round < ROUNDS; round++) {
         for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
           const r = await load(server, v);
           if (r.non200 > 0) throw new Error(`${rt.label} ${v.name}: ${r.non200} answers were not 200`);
           if (r.reqPerSec > (best.get(v.name)?.reqPerSec ?? 0)) best.set(v.name, r);
+          all.get(v.name)!.push(r);
         }
       }
       console.log(`\nHTTP ${rt.label}, ${CONNECTIONS} connections, best of ${ROUNDS} × ${DURATION_MS} ms`);
@@ -185,20 +190,25 @@ async function http(): Promise<void> {
         console.log(`  ${name.padEnd(8)} ${Math.round(r.reqPerSec).toLocaleString('en-US').padStart(7)} req/s  ${Math.round(r.bytesPerResponse).toLocaleString('en-US').padStart(7)} bytes/response  server ${r.serverCpuMsPer1k.toFixed(0)} ms CPU / 1000 req`);
       }
       const id = best.get('identity')!;
+      const perRound = (enc: string, f: (r: LoadResult) => number): number[] => all.get(enc)!.map(f);
       for (const enc of ['br', 'gzip']) {
         const r = best.get(enc)!;
-        printRatio(`${enc}/identity req/s, ${rt.label}`, r.reqPerSec, id.reqPerSec);
+        const Enc = enc === 'br' ? 'Br' : 'Gzip';
+        // Round i of each variant against round i of identity: the pair ran back to back.
+        const reqs = ratioFigure(`reqPerSec${Enc}VsIdentity${rt.key}`, perRound(enc, (x) => x.reqPerSec), perRound('identity', (x) => x.reqPerSec));
+        printFigure(`${enc}/identity req/s, ${rt.label}`, reqs);
         console.log(`bytes ${enc}/identity, ${rt.label}: ${(r.bytesPerResponse / id.bytesPerResponse).toFixed(3)}`);
+        figures.push(reqs, ratioOf(`bytes${Enc}VsIdentity${rt.key}`, r.bytesPerResponse / id.bytesPerResponse, 'lower'));
       }
     }
   } finally {
     await stopServer(server);
   }
+  return figures;
 }
 
-export async function run(): Promise<void> {
-  await codecs();
-  await http();
+export async function run(): Promise<Figure[]> {
+  return [...(await codecs()), ...(await http())];
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,7 +1,8 @@
 /**
  * `npm run bench:crypto`: the WASM crypto core against its peers, single thread, then the
  * worker pool with 1 and 2 workers. Each bench prints its own tables and ratios; this runner
- * merges the figures each returns and prints them as one JSON object on the last line.
+ * merges the figures each returns (name → value, the median over the rounds) and prints them as
+ * one JSON object on the last line.
  *
  * Last result, 2026-11-22, Node v20.20.2, 2-core sandbox shared with other jobs (load ~1-2):
  *   {"verifyOpsPerSec":7542,"verifyVsNoble":10.93,"verifyVsTinySecp":2.06,"signOpsPerSec":19530,
@@ -15,10 +16,9 @@ import { run as runEcies } from './ecies.bench.js';
 import { run as runHash } from './hash.bench.js';
 import { run as runPool } from './pool.bench.js';
 import { run as runSecp } from './secp256k1.bench.js';
+import { benchSettings } from './_shared.js';
 
-type Figures = Record<string, number>;
-
-const figures: Figures = {};
+const figures: Record<string, number> = {};
 for (const [name, run] of [
   ['secp256k1', runSecp],
   ['ecies', runEcies],
@@ -26,9 +26,10 @@ for (const [name, run] of [
   ['pool', runPool],
 ] as const) {
   console.log(`\n=== ${name} ===`);
-  Object.assign(figures, await (run as () => Promise<Figures>)());
+  for (const f of await run()) figures[f.name] = f.value;
 }
-const REQUIRED = ['verifyOpsPerSec', 'verifyVsNoble', 'verifyVsTinySecp', 'signVsTinySecp', 'ecdhVsTinySecp', 'eciesDecryptOpsPerSec', 'desoHashV1PerSec', 'pool2vs1'];
+// Quick runs (BENCH_QUICK) measure no second pool, hence no pool2vs1 (pool.bench.ts).
+const REQUIRED = ['verifyOpsPerSec', 'verifyVsNoble', 'verifyVsTinySecp', 'signVsTinySecp', 'ecdhVsTinySecp', 'eciesDecryptOpsPerSec', 'desoHashV1PerSec', ...(benchSettings().quick ? [] : ['pool2vs1'])];
 const missing = REQUIRED.filter((k) => typeof figures[k] !== 'number' || !Number.isFinite(figures[k]));
 if (missing.length > 0) throw new Error(`bench:crypto: no figure for ${missing.join(', ')}`);
 const rounded = Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, Number.isInteger(v) ? v : Number(v.toFixed(2))]));

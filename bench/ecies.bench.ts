@@ -12,13 +12,14 @@ import { Bench } from 'tinybench';
 import { decrypt, decryptBatch, encrypt } from '../wasm/ecies.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
 import { eciesDecryptNode } from './baselines/eciesNodeCrypto.js';
-import { opsPerSec, printRatio, printResults } from './_shared.js';
+import { printFigure, printResults, ratioLine, roundOptions, runRounds } from './_shared.js';
+import { absoluteFigure, ratioFigure, type Figure } from './figures.js';
 
-const BENCH_OPTIONS = { time: 1_000, warmupTime: 250 } as const;
+const BENCH_OPTIONS = roundOptions({ time: 1_000, warmupTime: 250 });
 /** Messages per batch call: a typical page of a DM thread. */
 const BATCH = 64;
 
-export async function run(): Promise<Record<string, number>> {
+export async function run(): Promise<Figure[]> {
   const priv = randomBytes(32);
   const pub = getPublicKey(priv, true);
   const cts = Array.from({ length: BATCH }, () => encrypt(pub, randomBytes(100)));
@@ -35,15 +36,20 @@ export async function run(): Promise<Record<string, number>> {
     .add(`wasm decryptBatch (${BATCH} × 100 B)`, () => {
       sink += decryptBatch(priv, cts).length;
     });
-  await bench.run();
+  const rounds = await runRounds(bench);
   if (sink === 0) throw new Error('benchmark tasks produced nothing');
   printResults('ECIES decrypt, single thread', bench);
-  const ours = opsPerSec(bench, 'wasm decrypt (100 B)');
-  const node = opsPerSec(bench, 'baseline: node:crypto decrypt (100 B)');
-  const batchPerMsg = opsPerSec(bench, `wasm decryptBatch (${BATCH} × 100 B)`) * BATCH;
-  printRatio('ecies decrypt wasm/node:crypto', ours, node);
-  printRatio(`ecies decryptBatch per message/single`, batchPerMsg, ours);
-  return { eciesDecryptOpsPerSec: Math.round(ours), eciesDecryptVsNodeCrypto: ours / node, eciesBatchDecryptOpsPerSec: Math.round(batchPerMsg) };
+  const ours = rounds.opsPerSec('wasm decrypt (100 B)');
+  const batchPerMsg = rounds.opsPerSec(`wasm decryptBatch (${BATCH} × 100 B)`).map((x) => x * BATCH);
+  const vsNode = ratioLine('ecies decrypt wasm/node:crypto', 'eciesDecryptVsNodeCrypto', rounds, 'wasm decrypt (100 B)', 'baseline: node:crypto decrypt (100 B)');
+  const batchVsSingle = ratioFigure('eciesBatchVsSingle', batchPerMsg, ours);
+  printFigure('ecies decryptBatch per message/single', batchVsSingle);
+  return [
+    vsNode,
+    batchVsSingle,
+    absoluteFigure('eciesDecryptOpsPerSec', ours, 'ops/s'),
+    absoluteFigure('eciesBatchDecryptOpsPerSec', batchPerMsg, 'msgs/s'),
+  ];
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -32,7 +32,8 @@ import {
   sha256dBatchInto,
   sha256dInto,
 } from '../wasm/hash.js';
-import { opsPerSec, printRatio, printResults } from './_shared.js';
+import { printResults, ratioLine, roundOptions, runRounds, type RoundResults } from './_shared.js';
+import { absoluteFigure, type Figure } from './figures.js';
 import { desoHashV1 as desoHashV1Port } from './baselines/desoHashV1.js';
 
 /** Distinct inputs cycled through, so no single input's shape dominates. */
@@ -41,7 +42,7 @@ const INPUT_COUNT = 64;
 const BATCH = 1024;
 /** Nonces per mining call; the target is impossible, so every nonce is hashed. */
 const MINE_COUNT = 1024;
-const BENCH_OPTIONS = { time: 1_000, warmupTime: 250 } as const;
+const BENCH_OPTIONS = roundOptions({ time: 1_000, warmupTime: 250 });
 
 /** Deterministic pseudo-random bytes (xorshift32), so every run sees the same inputs. */
 function fixedBytes(length: number, seed: number): Uint8Array {
@@ -56,7 +57,7 @@ function fixedBytes(length: number, seed: number): Uint8Array {
   return out;
 }
 
-export async function run(): Promise<Record<string, number>> {
+export async function run(): Promise<Figure[]> {
   const msgs = Array.from({ length: INPUT_COUNT }, (_, i) => fixedBytes(100, i + 1));
   const keys = Array.from({ length: INPUT_COUNT }, (_, i) => fixedBytes(32, 1000 + i));
   const aesKeys = Array.from({ length: INPUT_COUNT }, (_, i) => fixedBytes(16, 2000 + i));
@@ -165,49 +166,39 @@ export async function run(): Promise<Record<string, number>> {
       sink += c.update(big)[0]! + c.final().length;
     });
 
+  const rounds = new Map<Bench, RoundResults>();
   for (const bench of [sha, shaBatch, mac, deso, batch, aes]) {
-    await bench.run();
+    rounds.set(bench, await runRounds(bench));
     printResults(bench.name ?? '', bench);
   }
   if (sink === 0) throw new Error('hash.bench: tasks produced no results');
   console.log('');
-  printRatio('sha256d / node:crypto', opsPerSec(sha, 'ours: sha256dInto'), opsPerSec(sha, 'node:crypto: createHash ×2'));
-  printRatio('sha256d / @noble/hashes', opsPerSec(sha, 'ours: sha256dInto'), opsPerSec(sha, '@noble/hashes: sha256 ×2'));
-  printRatio(
-    `sha256dBatch / node:crypto, per ${BATCH} items`,
-    opsPerSec(shaBatch, `ours: sha256dBatchInto ×${BATCH}`),
-    opsPerSec(shaBatch, `node:crypto: createHash ×2 ×${BATCH}`),
-  );
-  printRatio(
-    `sha256dBatch / single calls, per ${BATCH} items`,
-    opsPerSec(shaBatch, `ours: sha256dBatchInto ×${BATCH}`),
-    opsPerSec(shaBatch, `ours: sha256dInto ×${BATCH}`),
-  );
-  printRatio('hmacSha256 / node:crypto', opsPerSec(mac, 'ours: hmacSha256Into'), opsPerSec(mac, 'node:crypto: createHmac'));
-  printRatio('hmacSha256 / @noble/hashes', opsPerSec(mac, 'ours: hmacSha256Into'), opsPerSec(mac, '@noble/hashes: hmac'));
-  printRatio('desoHashV1 / JS port (target >= 3x)', opsPerSec(deso, 'ours: desoHashV1Into'), opsPerSec(deso, 'baseline: JS port'));
-  printRatio(
-    `desoHashV1Batch / JS port, per ${BATCH} headers`,
-    opsPerSec(batch, `ours: desoHashV1BatchInto ×${BATCH}`),
-    opsPerSec(batch, `baseline: JS port ×${BATCH}`),
-  );
-  printRatio(
-    `desoHashV1Batch / single calls, per ${BATCH} headers`,
-    opsPerSec(batch, `ours: desoHashV1BatchInto ×${BATCH}`),
-    opsPerSec(batch, `ours: desoHashV1Into ×${BATCH}`),
-  );
-  printRatio('aes128Ctr 100 B / node:crypto', opsPerSec(aes, 'ours: aes128CtrInto 100 B'), opsPerSec(aes, 'node:crypto: aes-128-ctr 100 B'));
-  printRatio(
-    'aes128Ctr 16 KiB / node:crypto',
-    opsPerSec(aes, 'ours: aes128CtrInto 16 KiB'),
-    opsPerSec(aes, 'node:crypto: aes-128-ctr 16 KiB'),
-  );
-  return {
-    desoHashV1PerSec: Math.round(opsPerSec(deso, 'ours: desoHashV1Into')),
-    desoHashV1VsJsPort: opsPerSec(deso, 'ours: desoHashV1Into') / opsPerSec(deso, 'baseline: JS port'),
-    sha256dOpsPerSec: Math.round(opsPerSec(sha, 'ours: sha256dInto')),
-    sha256dVsNodeCrypto: opsPerSec(sha, 'ours: sha256dInto') / opsPerSec(sha, 'node:crypto: createHash ×2'),
-  };
+  const of = (bench: Bench): RoundResults => rounds.get(bench)!;
+  const figures = [
+    ratioLine('sha256d / node:crypto', 'sha256dVsNodeCrypto', of(sha), 'ours: sha256dInto', 'node:crypto: createHash ×2'),
+    ratioLine('sha256d / @noble/hashes', 'sha256dVsNoble', of(sha), 'ours: sha256dInto', '@noble/hashes: sha256 ×2'),
+    ratioLine(`sha256dBatch / node:crypto, per ${BATCH} items`, 'sha256dBatchVsNodeCrypto', of(shaBatch), `ours: sha256dBatchInto ×${BATCH}`, `node:crypto: createHash ×2 ×${BATCH}`),
+    ratioLine(`sha256dBatch / single calls, per ${BATCH} items`, 'sha256dBatchVsSingle', of(shaBatch), `ours: sha256dBatchInto ×${BATCH}`, `ours: sha256dInto ×${BATCH}`),
+    ratioLine('hmacSha256 / node:crypto', 'hmacSha256VsNodeCrypto', of(mac), 'ours: hmacSha256Into', 'node:crypto: createHmac'),
+    ratioLine('hmacSha256 / @noble/hashes', 'hmacSha256VsNoble', of(mac), 'ours: hmacSha256Into', '@noble/hashes: hmac'),
+    ratioLine('desoHashV1 / JS port (target >= 3x)', 'desoHashV1VsJsPort', of(deso), 'ours: desoHashV1Into', 'baseline: JS port'),
+    ratioLine(`desoHashV1Batch / JS port, per ${BATCH} headers`, 'desoHashV1BatchVsJsPort', of(batch), `ours: desoHashV1BatchInto ×${BATCH}`, `baseline: JS port ×${BATCH}`),
+    ratioLine(`desoHashV1Batch / single calls, per ${BATCH} headers`, 'desoHashV1BatchVsSingle', of(batch), `ours: desoHashV1BatchInto ×${BATCH}`, `ours: desoHashV1Into ×${BATCH}`),
+    ratioLine('aes128Ctr 100 B / node:crypto', 'aes128Ctr100VsNodeCrypto', of(aes), 'ours: aes128CtrInto 100 B', 'node:crypto: aes-128-ctr 100 B'),
+    ratioLine('aes128Ctr 16 KiB / node:crypto', 'aes128Ctr16KiBVsNodeCrypto', of(aes), 'ours: aes128CtrInto 16 KiB', 'node:crypto: aes-128-ctr 16 KiB'),
+  ];
+  const ops = (name: string, bench: Bench, task: string): Figure => absoluteFigure(name, of(bench).opsPerSec(task), 'ops/s');
+  return [
+    ...figures,
+    ops('sha256dOpsPerSec', sha, 'ours: sha256dInto'),
+    absoluteFigure('sha256dBatchItemsPerSec', of(shaBatch).opsPerSec(`ours: sha256dBatchInto ×${BATCH}`).map((x) => x * BATCH), 'items/s'),
+    ops('hmacSha256OpsPerSec', mac, 'ours: hmacSha256Into'),
+    ops('desoHashV1PerSec', deso, 'ours: desoHashV1Into'),
+    absoluteFigure('desoHashV1BatchHeadersPerSec', of(batch).opsPerSec(`ours: desoHashV1BatchInto ×${BATCH}`).map((x) => x * BATCH), 'headers/s'),
+    absoluteFigure('miningNoncesPerSec', of(batch).opsPerSec(`ours: mineDesoHashV1 ×${MINE_COUNT} nonces`).map((x) => x * MINE_COUNT), 'nonces/s'),
+    ops('aes128Ctr100OpsPerSec', aes, 'ours: aes128CtrInto 100 B'),
+    ops('aes128Ctr16KiBOpsPerSec', aes, 'ours: aes128CtrInto 16 KiB'),
+  ];
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -32,7 +32,8 @@
 import { freePort } from '../test/helpers/ports.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { printRatio } from './_shared.js';
+import { printFigure, printRatio } from './_shared.js';
+import { absoluteFigure, nameKey, ratioFigure, type Figure } from './figures.js';
 import { assertCleanRows, bestOfRounds, printTable, ROOT, serverSet, startServer, type Row, type Workload } from './http/harness.js';
 
 const NODE_HTTP_SERVER = join(ROOT, 'bench', 'http', 'nodeHttpServer.ts');
@@ -50,7 +51,7 @@ const WORKLOADS: Workload[] = [
   { route: '/api/v0/get-app-state', method: 'POST', body: '{}' },
 ];
 
-export async function run(): Promise<void> {
+export async function run(): Promise<Figure[]> {
   const started = performance.now();
   const servers = serverSet();
   try {
@@ -66,22 +67,31 @@ export async function run(): Promise<void> {
     );
     const rows: Row[] = [];
     const ratios: Array<{ route: string; uws: number; node: number }> = [];
+    const figures: Figure[] = [];
     for (const w of WORKLOADS) {
       const label = `${w.method} ${w.route}`;
       const measured = await bestOfRounds([nodeHttp, uws], w, ROUND_OPTIONS);
       for (const s of [nodeHttp, uws]) rows.push({ server: s.name, route: label, ...measured.get(s)! });
       ratios.push({ route: label, uws: measured.get(uws)!.r.reqPerSec, node: measured.get(nodeHttp)!.r.reqPerSec });
+      const key = nameKey(w.route.replace('/api/v0/', ''));
+      figures.push(
+        ratioFigure(`uwsVsNodeHttp${key}`, measured.get(uws)!.rounds, measured.get(nodeHttp)!.rounds),
+        absoluteFigure(`uwsReqPerSec${key}`, measured.get(uws)!.rounds, 'req/s'),
+        absoluteFigure(`uwsP99Ms${key}`, measured.get(uws)!.r.p99ms, 'ms', 'lower'),
+      );
     }
     console.log('');
     printTable(rows);
     console.log('');
     for (const { route, uws: u, node: n } of ratios) printRatio(`uws/node:http ${route}`, u, n);
+    for (const f of figures.filter((x) => x.kind === 'ratio')) printFigure(`${f.name}, round by round`, f);
     console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; cpu columns are % of one core, 2 cores in all)`);
     const busiest = Math.max(...rows.map((row) => row.r.otherCpuPct));
     if (busiest > 20) {
       console.log(`note: other processes used up to ${busiest.toFixed(0)}% of a core during the runs; numbers are contended`);
     }
     assertCleanRows('http.bench', rows);
+    return figures;
   } finally {
     await servers.release();
   }

@@ -15,13 +15,14 @@ import { CryptoPool } from '../server/crypto/pool.js';
 import { IdentityService } from '../server/identity/service.js';
 import { SessionStore } from '../server/identity/sessions.js';
 import { openStore } from '../server/store/index.js';
-import { opsPerSec, printRatio, printResults } from './_shared.js';
+import { printResults, ratioLine, roundOptions, runRounds } from './_shared.js';
+import { absoluteFigure, type Figure } from './figures.js';
 
-const BENCH_OPTIONS = { time: 2_000, warmupTime: 300 } as const;
+const BENCH_OPTIONS = roundOptions({ time: 2_000, warmupTime: 300 });
 /** Messages per decrypt request: a page of a DM thread. */
 const PAGE = 100;
 
-export async function run(): Promise<Record<string, number>> {
+export async function run(): Promise<Figure[]> {
   // The SDK base64-encodes JWTs with the browser's window.btoa.
   (globalThis as { window?: unknown }).window ??= globalThis;
   const log = pino({ level: 'silent' });
@@ -59,16 +60,16 @@ export async function run(): Promise<Record<string, number>> {
       .add('baseline: SDK getSignedJWT', async () => {
         sink += (await getSignedJWT(me.seedHex, 'ES256', {})).length;
       });
-    await bench.run();
+    const rounds = await runRounds(bench);
     if (sink === 0) throw new Error('benchmark tasks produced nothing');
     printResults('identity service (in-process, crypto in the pool)', bench);
-    const ours = opsPerSec(bench, `identity decrypt (${PAGE} V2 messages, pool of 2)`);
-    const sdk = opsPerSec(bench, `baseline: SDK decryptChatMessage × ${PAGE}`);
-    const jwt = opsPerSec(bench, 'identity jwt');
-    const sdkJwt = opsPerSec(bench, 'baseline: SDK getSignedJWT');
-    printRatio(`identity decrypt page/SDK`, ours, sdk);
-    printRatio('identity jwt/SDK getSignedJWT', jwt, sdkJwt);
-    return { identityDecryptPagesPerSec: ours, identityDecryptVsSdk: ours / sdk, identityJwtPerSec: jwt, identityJwtVsSdk: jwt / sdkJwt };
+    const DECRYPT = `identity decrypt (${PAGE} V2 messages, pool of 2)`;
+    return [
+      ratioLine(`identity decrypt page/SDK`, 'identityDecryptVsSdk', rounds, DECRYPT, `baseline: SDK decryptChatMessage × ${PAGE}`),
+      ratioLine('identity jwt/SDK getSignedJWT', 'identityJwtVsSdk', rounds, 'identity jwt', 'baseline: SDK getSignedJWT'),
+      absoluteFigure('identityDecryptPagesPerSec', rounds.opsPerSec(DECRYPT), 'pages/s'),
+      absoluteFigure('identityJwtPerSec', rounds.opsPerSec('identity jwt'), 'ops/s'),
+    ];
   } finally {
     await crypto.close();
     await store.close();

@@ -15,11 +15,12 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import bs58check from 'bs58check';
 import { Bench } from 'tinybench';
 import { decodePublicKey, encodePublicKey, isValidCompressedPoint } from '../server/keys/index.js';
-import { opsPerSec, printRatio, printResults } from './_shared.js';
+import { printResults, ratioLine, roundOptions, runRounds, type RoundResults } from './_shared.js';
+import { absoluteFigure, type Figure } from './figures.js';
 
 /** Distinct keys cycled through, so no single input's shape dominates and caches stay honest. */
 const KEY_COUNT = 256;
-const BENCH_OPTIONS = { time: 1_000, warmupTime: 250 } as const;
+const BENCH_OPTIONS = roundOptions({ time: 1_000, warmupTime: 250 });
 
 /** Deterministic: secret i = sha256("keys.bench <i>"), so every run sees the same keys. */
 function fixedKeys(): Uint8Array[] {
@@ -29,7 +30,7 @@ function fixedKeys(): Uint8Array[] {
   );
 }
 
-export async function run(): Promise<void> {
+export async function run(): Promise<Figure[]> {
   const keys = fixedKeys();
   const strings = keys.map((k) => encodePublicKey(k, 'mainnet'));
   const next = ((): (() => number) => {
@@ -58,22 +59,20 @@ export async function run(): Promise<void> {
       sink += secp256k1.Point.fromBytes(keys[next()]!).is0() ? 0 : 1;
     });
 
+  const rounds = new Map<Bench, RoundResults>();
   for (const bench of [decode, validate]) {
-    await bench.run();
+    rounds.set(bench, await runRounds(bench));
     printResults(bench.name ?? '', bench);
   }
   if (sink === 0) throw new Error('keys.bench: tasks produced no results');
   console.log('');
-  printRatio(
-    'decodePublicKey / (bs58check.decode + noble fromBytes)',
-    opsPerSec(decode, 'ours: decodePublicKey'),
-    opsPerSec(decode, 'baseline: bs58check.decode + Point.fromBytes'),
-  );
-  printRatio(
-    'isValidCompressedPoint / noble fromBytes',
-    opsPerSec(validate, 'ours: isValidCompressedPoint'),
-    opsPerSec(validate, 'baseline: Point.fromBytes'),
-  );
+  const [d, v] = [rounds.get(decode)!, rounds.get(validate)!];
+  return [
+    ratioLine('decodePublicKey / (bs58check.decode + noble fromBytes)', 'decodeVsBs58check', d, 'ours: decodePublicKey', 'baseline: bs58check.decode + Point.fromBytes'),
+    ratioLine('isValidCompressedPoint / noble fromBytes', 'validatePointVsNoble', v, 'ours: isValidCompressedPoint', 'baseline: Point.fromBytes'),
+    absoluteFigure('decodeOpsPerSec', d.opsPerSec('ours: decodePublicKey'), 'ops/s'),
+    absoluteFigure('validatePointOpsPerSec', v.opsPerSec('ours: isValidCompressedPoint'), 'ops/s'),
+  ];
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -61,6 +61,8 @@ import type { LoadRequest } from './http/loadgen.js';
 import type { LoadProcessConfig, LoadProcessResult } from './load/loadProcess.js';
 import { mainThreadCpuMs, readCacheCounts, redisPid, snapshotEach, startNode, waitGone, waitQuiet, type NodeUnderTest, type Probe, type Snapshot } from './load/node.js';
 import { setupWriters } from './load/setup.js';
+import { printFigure } from './_shared.js';
+import { absoluteFigure, ratioFigure, type Figure } from './figures.js';
 
 function envInt(name: string, def: number): number {
   const raw = process.env[name];
@@ -241,7 +243,7 @@ function printTables(aggs: Aggregate[]): void {
   console.log('(the best round by read req/s, but errors, non-2xx, reconnects, behind and write errors summed over every round; "behind": ticks of the write pacer that found all writers still busy)');
 }
 
-export async function run(): Promise<void> {
+export async function run(): Promise<Figure[]> {
   const started = performance.now();
   const redis = await startRedisServer();
   const dir = await mkdtemp(join(tmpdir(), 'load-bench-'));
@@ -365,6 +367,19 @@ export async function run(): Promise<void> {
       process.exitCode = 1;
     }
     console.log(JSON.stringify(summary));
+    const reads = (a: Aggregate): number[] => a.rounds.map((r) => r.load.reads.reqPerSec);
+    // Round i of 2 processes against round i of 1 process: the pair ran back to back.
+    const scaleFigure = ratioFigure('scale2vs1', reads(two), reads(one));
+    printFigure('2 processes/1 process (reads), round by round', scaleFigure);
+    return [
+      scaleFigure,
+      absoluteFigure('reqPerSec1', reads(one), 'req/s'),
+      absoluteFigure('reqPerSec2', reads(two), 'req/s'),
+      absoluteFigure('p99Ms1', summary.p99ms1, 'ms', 'lower'),
+      absoluteFigure('p99Ms2', summary.p99ms2, 'ms', 'lower'),
+      absoluteFigure('writesPerSec2', summary.writesPerSec2, 'txns/s'),
+      absoluteFigure('errors', errors + reconnects + inconsistencies.length, 'count', 'lower'),
+    ];
   } finally {
     await servers.release();
     await redis.stop();

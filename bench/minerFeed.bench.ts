@@ -5,7 +5,8 @@
  * process (its own miner off, so the mempool only grows and each step adds one transaction).
  *
  * Each sample: t0 just before submit-transaction is sent; the sample ends when the client first
- * holds a template whose TxnCount includes the new transaction. Push and poll samples alternate.
+ * holds a template whose TxnCount includes the new transaction. Push and poll samples alternate;
+ * the samples are cut into BENCH_ROUNDS consecutive rounds, each giving poll p50 ÷ push p50.
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,6 +20,8 @@ import WebSocket from 'ws';
 import { InlineCrypto } from '../server/crypto/inline.js';
 import { encodePublicKey } from '../server/keys/index.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
+import { benchSettings, printFigure } from './_shared.js';
+import { absoluteFigure, ratioFigure, type Figure } from './figures.js';
 
 const SAMPLES = 60;
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,7 +56,7 @@ async function startNode(): Promise<{ child: ChildProcess; url: string }> {
   return { child, url: `127.0.0.1:${port}` };
 }
 
-export async function run(): Promise<Record<string, number>> {
+export async function run(): Promise<Figure[]> {
   const { child, url } = await startNode();
   const crypto = new InlineCrypto();
   const post = async (path: string, body: unknown): Promise<J> => {
@@ -128,6 +131,11 @@ export async function run(): Promise<Record<string, number>> {
       }
     }
     ws.close();
+    // Rounds: consecutive slices of the samples (push and poll alternate, so each slice has both).
+    const rounds = Math.min(benchSettings().rounds, SAMPLES);
+    const slice = (xs: number[], r: number): number[] => xs.slice(Math.floor((r * xs.length) / rounds), Math.floor(((r + 1) * xs.length) / rounds)).sort((a, b) => a - b);
+    const roundP50 = (xs: number[]): number[] => Array.from({ length: rounds }, (_, r) => pct(slice(xs, r), 50));
+    const ratio = ratioFigure('pollVsPushP50', roundP50(poll), roundP50(push));
     push.sort((a, b) => a - b);
     poll.sort((a, b) => a - b);
     const figures = {
@@ -140,8 +148,15 @@ export async function run(): Promise<Record<string, number>> {
     console.log(`miner feed push, submit → template with the txn: p50 ${figures.pushP50Ms} ms, p99 ${figures.pushP99Ms} ms`);
     console.log(`baseline: get-block-template back to back:       p50 ${figures.pollP50Ms} ms, p99 ${figures.pollP99Ms} ms`);
     console.log(`ratio (poll p50 / push p50): ${(figures.pollP50Ms / figures.pushP50Ms).toFixed(2)}x; a miner polling every second waits ~500 ms more on average`);
+    printFigure('poll p50 / push p50 per round', ratio);
     console.log(JSON.stringify(figures));
-    return figures;
+    return [
+      ratio,
+      absoluteFigure('pushP50Ms', figures.pushP50Ms, 'ms', 'lower'),
+      absoluteFigure('pushP99Ms', figures.pushP99Ms, 'ms', 'lower'),
+      absoluteFigure('pollP50Ms', figures.pollP50Ms, 'ms', 'lower'),
+      absoluteFigure('pollP99Ms', figures.pollP99Ms, 'ms', 'lower'),
+    ];
   } finally {
     await crypto.close();
     child.kill('SIGTERM');

@@ -2,6 +2,10 @@
  * The crypto pool: signature-check throughput with 1 and 2 workers by batch size (against the
  * same batches verified inline on the main thread), then the micro-batcher's latency /
  * throughput trade-off under open-loop load, which sets MAX_BATCH_ITEMS and MAX_WAIT_MS.
+ * Quick runs (BENCH_QUICK, `npm run bench:check`) measure inline and pool1 only: pool2 and the
+ * micro-batcher need both cores free, and on a shared machine they measure the other jobs more
+ * than the code (pool2/pool1 fell to 0.87x with another session's work on the second core).
+ * pool1 against inline is the worker round trip's cost, which a change to the pool moves.
  *
  * Last results, 2026-11-22, Node v20.20.2, AMD EPYC (2 vCPU, shared: load average 0.48 at
  * start, 1.57 at end), `npx tsx bench/pool.bench.ts`, verifications/s with 4 batches in flight:
@@ -34,14 +38,15 @@ import type { VerifyItem } from '../server/crypto/pack.js';
 import { CryptoPool } from '../server/crypto/pool.js';
 import type { CryptoService } from '../server/crypto/service.js';
 import { getPublicKey, sign } from '../wasm/secp256k1.js';
-import { opsPerSec, printRatio, printResults } from './_shared.js';
+import { benchSettings, printResults, ratioLine, roundOptions, runRounds, type RoundResults } from './_shared.js';
+import { absoluteFigure, median, type Figure } from './figures.js';
 
 const BATCH_SIZES = [1, 16, 64, 256] as const;
 /** Batches in flight per iteration: enough to keep 2 workers busy while replies travel. */
 const IN_FLIGHT = 4;
 /** Distinct signed items, cycled; BATCH_SIZES' largest, so a batch never repeats an item. */
 const ITEM_COUNT = 256;
-const BENCH_OPTIONS = { time: 1_000, warmupTime: 200, iterations: 4, warmupIterations: 2 } as const;
+const BENCH_OPTIONS = roundOptions({ time: 1_000, warmupTime: 200, iterations: 4, warmupIterations: 2 });
 
 /** Deterministic: secret i = sha256("pool.bench <i>"), signing sha256("pool.bench msg <i>"). */
 export function signedItems(): VerifyItem[] {
@@ -58,7 +63,7 @@ function expectAllValid(results: Array<{ ok: boolean; value?: boolean }>): void 
   if (!results.every((r) => r.ok && r.value === true)) throw new Error('pool.bench: a signature did not verify');
 }
 
-async function throughput(items: VerifyItem[], impls: Array<[string, CryptoService]>): Promise<Bench> {
+async function throughput(items: VerifyItem[], impls: Array<[string, CryptoService]>): Promise<{ bench: Bench; rounds: RoundResults }> {
   const bench = new Bench({ name: `verifySignatures, ${IN_FLIGHT} batches in flight per iteration`, ...BENCH_OPTIONS });
   for (const size of BATCH_SIZES) {
     const batch = items.slice(0, size);
@@ -69,8 +74,7 @@ async function throughput(items: VerifyItem[], impls: Array<[string, CryptoServi
       });
     }
   }
-  await bench.run();
-  return bench;
+  return { bench, rounds: await runRounds(bench) };
 }
 
 /** Verifications per second on one thread: the fastest of 5 inline runs over all items. */
@@ -205,54 +209,67 @@ function printLoadTable(title: string, rows: Array<[string, LoadResult]>): void 
   for (const c of cells) console.log(line(c));
 }
 
-export async function run(): Promise<Record<string, number>> {
+export async function run(): Promise<Figure[]> {
   // Other processes on the machine change every number here; the load average says how much.
   const load = (): string => loadavg().map((l) => l.toFixed(2)).join(' ');
   console.log(`load average at start: ${load()}`);
   const items = signedItems();
   const pool1 = new CryptoPool({ threads: 1 }, { metrics: null, log: null });
-  const pool2 = new CryptoPool({ threads: 2 }, { metrics: null, log: null });
-  const figures: Record<string, number> = {};
+  const quick = benchSettings().quick;
+  // Quick runs never start the second pool (see the note at the top).
+  const pool2 = quick ? undefined : new CryptoPool({ threads: 2 }, { metrics: null, log: null });
+  const figures: Figure[] = [];
   try {
-    // Workers start lazily-slow (tsx + WASM, ~0.3 s): let both pools answer once first.
-    await Promise.all([pool1, pool2, pool2].map((p) => p.verifySignatures(items.slice(0, 1))));
-    const tp = await throughput(items, [
+    // Workers start lazily-slow (tsx + WASM, ~0.3 s): let every pool answer once first.
+    await Promise.all([pool1, ...(pool2 === undefined ? [] : [pool2, pool2])].map((p) => p.verifySignatures(items.slice(0, 1))));
+    const impls: Array<[string, CryptoService]> = [
       ['inline', new InlineCrypto()],
       ['pool1', pool1],
-      ['pool2', pool2],
-    ]);
+    ];
+    if (pool2 !== undefined) impls.push(['pool2', pool2]);
+    const { bench: tp, rounds } = await throughput(items, impls);
     printResults(tp.name ?? '', tp);
     console.log('');
+    const verifications = (name: string, size: number): number[] => rounds.opsPerSec(`${name} batch=${size}`).map((x) => x * IN_FLIGHT * size);
+    const perSec = (name: string, size: number): string => Math.round(median(verifications(name, size))).toLocaleString('en-US');
     for (const size of BATCH_SIZES) {
-      const perIter = IN_FLIGHT * size;
-      const fmt = (name: string): string => Math.round(opsPerSec(tp, `${name} batch=${size}`) * perIter).toLocaleString('en-US');
-      console.log(`batch=${size}: verifications/s inline ${fmt('inline')}, pool1 ${fmt('pool1')}, pool2 ${fmt('pool2')}`);
+      console.log(`batch=${size}: verifications/s ${impls.map(([name]) => `${name} ${perSec(name, size)}`).join(', ')} (median of rounds)`);
     }
     for (const size of BATCH_SIZES) {
-      printRatio(`pool2/pool1 batch=${size}`, opsPerSec(tp, `pool2 batch=${size}`), opsPerSec(tp, `pool1 batch=${size}`));
+      figures.push(ratioLine(`pool1/inline batch=${size}`, `pool1VsInlineBatch${size}`, rounds, `pool1 batch=${size}`, `inline batch=${size}`));
     }
-    const pool2vs1 = opsPerSec(tp, `pool2 batch=${MAX_BATCH_ITEMS}`) / opsPerSec(tp, `pool1 batch=${MAX_BATCH_ITEMS}`);
-    printRatio('pool2/pool1', opsPerSec(tp, `pool2 batch=${MAX_BATCH_ITEMS}`), opsPerSec(tp, `pool1 batch=${MAX_BATCH_ITEMS}`));
-    figures.pool2vs1 = pool2vs1;
+    if (pool2 !== undefined) {
+      for (const size of BATCH_SIZES) {
+        // The batch the micro-batcher fills is the headline figure, `pool2vs1`.
+        const name = size === MAX_BATCH_ITEMS ? 'pool2vs1' : `pool2vs1Batch${size}`;
+        figures.push(ratioLine(size === MAX_BATCH_ITEMS ? 'pool2/pool1' : `pool2/pool1 batch=${size}`, name, rounds, `pool2 batch=${size}`, `pool1 batch=${size}`));
+      }
+    }
+    for (const [name] of impls) {
+      figures.push(absoluteFigure(`${name}VerifyPerSecBatch${MAX_BATCH_ITEMS}`, verifications(name, MAX_BATCH_ITEMS), 'verifications/s'));
+    }
+    // The micro-batcher tables give no figure and take ~80 s.
+    const shares = pool2 === undefined ? [] : [0.2, 0.7, 1.4];
+    if (quick) console.log('(quick: pool2 and the micro-batcher tables are skipped)');
 
     // Offered loads: 20% and 70% of what 2 workers can verify, and 140%. The capacity is
     // calibrated from the fastest of 5 inline runs, steadier than a pool run on a shared machine.
-    const capacity = 2 * (await inlineVerifyRate(items));
-    for (const share of [0.2, 0.7, 1.4]) {
+    const capacity = shares.length === 0 ? 0 : 2 * (await inlineVerifyRate(items));
+    for (const share of shares) {
       const rate = Math.round((capacity * share) / 100) * 100;
       const runs = BATCHER_SETTINGS.map((): LoadResult[] => []);
       for (let round = 0; round < ROUNDS; round++) {
         for (let k = 0; k < BATCHER_SETTINGS.length; k++) {
           const which = (k + round * 3) % BATCHER_SETTINGS.length;
           const [maxItems, maxWaitMs] = BATCHER_SETTINGS[which]!;
-          runs[which]!.push(await openLoop(pool2, items, rate, maxItems, maxWaitMs));
+          runs[which]!.push(await openLoop(pool2!, items, rate, maxItems, maxWaitMs));
         }
       }
       const rows = BATCHER_SETTINGS.map(([maxItems, maxWaitMs], i): [string, LoadResult] => [`${maxItems}/${maxWaitMs}`, medianRun(runs[i]!)]);
       printLoadTable(`micro-batcher on pool2 (median of ${ROUNDS}), open loop at ${Math.round(share * 100)}% of 2-thread capacity (${rate.toLocaleString('en-US')}/s)`, rows);
     }
   } finally {
-    await Promise.all([pool1.close(), pool2.close()]);
+    await Promise.all([pool1.close(), pool2?.close()]);
   }
   console.log(`\nload average at end: ${load()}`);
   return figures;

@@ -47,7 +47,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startRedisServer } from '../test/helpers/redisServer.js';
 import { freePort } from '../test/helpers/ports.js';
-import { printRatio } from './_shared.js';
+import { printFigure, printRatio } from './_shared.js';
+import { absoluteFigure, nameKey, ratioFigure, type Figure } from './figures.js';
 import { populate, type ReadBodies } from './http/populate.js';
 import { parsePrometheusText, sampleValue } from '../test/helpers/promText.js';
 import { assertCleanRows, bestOfRounds, printTable, ROOT, runLoadgen, serverSet, startServer, type Measured, type Row, type ServerProc, type Workload } from './http/harness.js';
@@ -70,7 +71,7 @@ async function post(port: number, route: string, body: unknown): Promise<{ statu
   return { status: r.status, json: await r.json() };
 }
 
-export async function run(): Promise<void> {
+export async function run(): Promise<Figure[]> {
   const started = performance.now();
   const redis = await startRedisServer();
   const dir = await mkdtemp(join(tmpdir(), 'read-bench-'));
@@ -108,12 +109,14 @@ export async function run(): Promise<void> {
     console.log(`\n${CONNECTIONS} keep-alive connections, ${DURATION_MS} ms per round, best of ${ROUNDS}; bodies rotate over ${ROUTES.map((r) => `${bodies[r.key].length} ${r.key}`).join(', ')}`);
     const rows: Row[] = [];
     const best = new Map<string, Measured>();
+    const roundsOf = new Map<string, number[]>();
     for (const w of workloads) {
       const measured = await bestOfRounds(all, w, { connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS, warmupRunMs: WARMUP_RUN_MS, rounds: ROUNDS });
       for (const s of all) {
         const { r, rounds } = measured.get(s)!;
         rows.push({ server: s.name, route: w.route.replace('/api/v0/', ''), r, rounds });
         best.set(`${s.name} ${w.route}`, r);
+        roundsOf.set(`${s.name} ${w.route}`, rounds);
       }
     }
     console.log('');
@@ -121,6 +124,9 @@ export async function run(): Promise<void> {
     console.log('');
     const figure = (s: ServerProc, route: string): Measured => best.get(`${s.name} ${route}`)!;
     const short = (route: string): string => route.replace('/api/v0/', '');
+    const figures: Figure[] = [];
+    // Round i of one server against round i of the other: each pair ran in the same round.
+    const paired = (name: string, a: ServerProc, b: ServerProc, route: string): Figure => ratioFigure(name, roundsOf.get(`${a.name} ${route}`)!, roundsOf.get(`${b.name} ${route}`)!);
     const summary = { reqPerSec: {} as Record<string, number>, p99ms: {} as Record<string, number>, vsNodeHttp: {} as Record<string, number>, vsMinimalUws: {} as Record<string, number>, vsNodeHttpSameApp: {} as Record<string, number>, noReadCacheVsNodeHttp: {} as Record<string, number>, connections: CONNECTIONS, readCacheHitRate: NaN };
     for (const { route } of ROUTES) {
       const n = figure(node, route);
@@ -134,7 +140,17 @@ export async function run(): Promise<void> {
       summary.vsMinimalUws[short(route)] = Number((n.reqPerSec / figure(uws, route).reqPerSec).toFixed(2));
       summary.vsNodeHttpSameApp[short(route)] = Number((n.reqPerSec / figure(sameApp, route).reqPerSec).toFixed(2));
       summary.noReadCacheVsNodeHttp[short(route)] = Number((figure(noCache, route).reqPerSec / figure(nodeHttp, route).reqPerSec).toFixed(2));
+      const key = nameKey(short(route));
+      figures.push(
+        paired(`vsNodeHttp${key}`, node, nodeHttp, route),
+        paired(`vsMinimalUws${key}`, node, uws, route),
+        paired(`vsNodeHttpSameApp${key}`, node, sameApp, route),
+        paired(`noReadCacheVsNodeHttp${key}`, noCache, nodeHttp, route),
+        absoluteFigure(`reqPerSec${key}`, roundsOf.get(`${node.name} ${route}`)!, 'req/s'),
+        absoluteFigure(`p99Ms${key}`, n.p99ms, 'ms', 'lower'),
+      );
     }
+    for (const f of figures.filter((x) => x.kind === 'ratio')) printFigure(`${f.name}, round by round`, f);
     // How much of the node's load its read cache answered (its /metrics, whole run).
     const metrics = parsePrometheusText(await (await fetch(`http://127.0.0.1:${node.port}/metrics`)).text());
     const [hits, misses] = ['socialnode_read_cache_hits_total', 'socialnode_read_cache_misses_total'].map((name) => sampleValue(metrics, name) ?? NaN) as [number, number];
@@ -146,6 +162,10 @@ export async function run(): Promise<void> {
     for (const [route, ratio] of lmdbRatios) lmdbVsRedisNoReadCache[short(route)] = Number(ratio.toFixed(2));
     console.log(`(${((performance.now() - started) / 1000).toFixed(1)} s; cpu columns are % of one core, 2 cores in all; redis-server and the idle servers are in "other cpu")`);
     console.log(JSON.stringify({ ...summary, lmdbVsRedisNoReadCache }));
+    const hitRate = hits / (hits + misses);
+    // LMDB against Redis is shown, not judged: two data sets, two stores, one machine's disk.
+    const lmdbFigures = [...lmdbRatios].map(([route, ratio]) => absoluteFigure(`lmdbVsRedisNoReadCache${short(route).replace(/[^A-Za-z0-9]/g, '')}`, ratio, 'x'));
+    return [...figures, ...(Number.isFinite(hitRate) ? [absoluteFigure('readCacheHitRate', hitRate, 'share')] : []), ...lmdbFigures];
   } finally {
     await servers.release();
     await redis.stop();

@@ -70,6 +70,7 @@ import { emptyDataSet, grow, type DataSet } from './scale/populate.js';
 import { readRoutes, timeReads, type RouteTiming } from './scale/reads.js';
 import { measureRedisBytes, type RedisBytes } from './scale/redisBytes.js';
 import { TxnFactory } from './scale/txns.js';
+import { absoluteFigure, nameKey, ratioOf, type Figure } from './figures.js';
 import { IN_FLIGHT_LEVELS, measureSustained, measureWrites, poolVerifyRate, type WriteLevel } from './scale/writeRate.js';
 
 const TARGETS = { growth: 1.3, writeVsVerify: 0.15, txnHistoryBytes: 300, profileBytes: 800, dmBytes: 800, orderBytes: 600, expiringBytes: 100 * 1024 * 1024 } as const;
@@ -176,7 +177,7 @@ function printSize(r: SizeResult, o: Options): void {
 
 const round = (x: number, digits = 2): number => Number(x.toFixed(digits));
 
-export async function run(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+export async function run(argv: readonly string[] = process.argv.slice(2)): Promise<Figure[]> {
   const o = options(argv);
   const started = performance.now();
   const loadAtStart = loadavg();
@@ -323,6 +324,19 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       process.exitCode = 1;
     }
     console.log(JSON.stringify(summary));
+    return [
+      // Same-run ratios: each route's p50 at the largest size against the smallest (lower is better).
+      // (A route whose smallest-size p50 rounds to 0 ms has no growth to judge.)
+      ...Object.entries(routes)
+        .filter(([, x]) => Number.isFinite(x.growth))
+        .map(([name, x]) => ratioOf(`growth${nameKey(name)}`, x.growth, 'lower')),
+      ratioOf('writeVsVerify', writeVsVerify),
+      ...Object.entries(summary.bytesPer).map(([k, v]) => absoluteFigure(`bytesPer${nameKey(k)}`, v, 'B', 'lower')),
+      absoluteFigure('restartMs', last.restart.healthMs, 'ms', 'lower'),
+      absoluteFigure('writeTxPerSecBest', best.acceptedPerSec, 'txns/s'),
+      absoluteFigure('poolVerifyPerSec', verifyPerSec, 'verifications/s'),
+      ...(sustained === null ? [] : [absoluteFigure('sustainedAcceptedPerSec', sustained.acceptedPerSec, 'txns/s')]),
+    ];
   } finally {
     await servers.release();
     await redis.stop();

@@ -34,11 +34,12 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import * as tiny from 'tiny-secp256k1';
 import { Bench } from 'tinybench';
 import * as ours from '../wasm/secp256k1.js';
-import { opsPerSec, printRatio, printResults } from './_shared.js';
+import { printResults, ratioLine, roundOptions, runRounds, type RoundResults } from './_shared.js';
+import { absoluteFigure, type Figure } from './figures.js';
 
 /** Distinct keys cycled through, so no single input's shape dominates. */
 const KEY_COUNT = 64;
-const BENCH_OPTIONS = { time: 2_000, warmupTime: 300 } as const;
+const BENCH_OPTIONS = roundOptions({ time: 2_000, warmupTime: 300 });
 
 interface Fixture {
   sk: Uint8Array;
@@ -89,7 +90,7 @@ function fixtures(): Fixture[] {
   });
 }
 
-export async function run(): Promise<Record<string, number>> {
+export async function run(): Promise<Figure[]> {
   const fx = fixtures();
   let i = 0;
   const next = (): Fixture => fx[(i = (i + 1) & (KEY_COUNT - 1))]!;
@@ -175,35 +176,34 @@ export async function run(): Promise<Record<string, number>> {
       sink += nodeEcdh.getPublicKey(null, 'compressed')[1]!;
     });
 
+  const rounds = new Map<Bench, RoundResults>();
   for (const bench of [verify, sign, ecdh, pub]) {
-    await bench.run();
+    rounds.set(bench, await runRounds(bench));
     printResults(bench.name ?? '', bench);
   }
   if (sink === 0) throw new Error('secp256k1.bench: tasks produced no results');
   console.log('');
-  const ratio = (label: string, bench: Bench, a: string, b: string): void => printRatio(label, opsPerSec(bench, a), opsPerSec(bench, b));
-  ratio('verify ours / tiny-secp256k1', verify, 'ours: verify compact', 'tiny-secp256k1: verify');
-  ratio('verify ours / noble', verify, 'ours: verify compact', 'noble: verify');
-  ratio('verify ours / node:crypto', verify, 'ours: verify compact', 'node:crypto: verify (SPKI KeyObject)');
-  ratio('sign ours / tiny-secp256k1', sign, 'ours: sign', 'tiny-secp256k1: sign');
-  ratio('sign ours / noble', sign, 'ours: sign', 'noble: sign');
-  ratio('sign ours / node:crypto', sign, 'ours: sign', 'node:crypto: sign (random k)');
-  ratio('ecdh ours / tiny-secp256k1', ecdh, 'ours: ecdh', 'tiny-secp256k1: pointMultiply');
-  ratio('ecdh ours / noble', ecdh, 'ours: ecdh', 'noble: getSharedSecret');
-  ratio('ecdh ours / node:crypto', ecdh, 'ours: ecdh', 'node:crypto: diffieHellman');
-  ratio('getPublicKey ours / tiny-secp256k1', pub, 'ours: getPublicKey', 'tiny-secp256k1: pointFromScalar');
-  ratio('getPublicKey ours / noble', pub, 'ours: getPublicKey', 'noble: getPublicKey');
-  ratio('getPublicKey ours / node:crypto', pub, 'ours: getPublicKey', 'node:crypto: ECDH.setPrivateKey + getPublicKey');
-  const ops = (bench: Bench, task: string): number => opsPerSec(bench, task);
-  return {
-    verifyOpsPerSec: Math.round(ops(verify, 'ours: verify compact')),
-    verifyVsNoble: ops(verify, 'ours: verify compact') / ops(verify, 'noble: verify'),
-    verifyVsTinySecp: ops(verify, 'ours: verify compact') / ops(verify, 'tiny-secp256k1: verify'),
-    signOpsPerSec: Math.round(ops(sign, 'ours: sign')),
-    signVsTinySecp: ops(sign, 'ours: sign') / ops(sign, 'tiny-secp256k1: sign'),
-    ecdhOpsPerSec: Math.round(ops(ecdh, 'ours: ecdh')),
-    ecdhVsTinySecp: ops(ecdh, 'ours: ecdh') / ops(ecdh, 'tiny-secp256k1: pointMultiply'),
-  };
+  const ratio = (label: string, name: string, bench: Bench, a: string, b: string): Figure => ratioLine(label, name, rounds.get(bench)!, a, b);
+  const ops = (name: string, bench: Bench, task: string): Figure => absoluteFigure(name, rounds.get(bench)!.opsPerSec(task), 'ops/s');
+  return [
+    ratio('verify ours / tiny-secp256k1', 'verifyVsTinySecp', verify, 'ours: verify compact', 'tiny-secp256k1: verify'),
+    ratio('verify ours / noble', 'verifyVsNoble', verify, 'ours: verify compact', 'noble: verify'),
+    ratio('verify ours / node:crypto', 'verifyVsNodeCrypto', verify, 'ours: verify compact', 'node:crypto: verify (SPKI KeyObject)'),
+    ratio('sign ours / tiny-secp256k1', 'signVsTinySecp', sign, 'ours: sign', 'tiny-secp256k1: sign'),
+    ratio('sign ours / noble', 'signVsNoble', sign, 'ours: sign', 'noble: sign'),
+    ratio('sign ours / node:crypto', 'signVsNodeCrypto', sign, 'ours: sign', 'node:crypto: sign (random k)'),
+    ratio('ecdh ours / tiny-secp256k1', 'ecdhVsTinySecp', ecdh, 'ours: ecdh', 'tiny-secp256k1: pointMultiply'),
+    ratio('ecdh ours / noble', 'ecdhVsNoble', ecdh, 'ours: ecdh', 'noble: getSharedSecret'),
+    ratio('ecdh ours / node:crypto', 'ecdhVsNodeCrypto', ecdh, 'ours: ecdh', 'node:crypto: diffieHellman'),
+    ratio('getPublicKey ours / tiny-secp256k1', 'getPublicKeyVsTinySecp', pub, 'ours: getPublicKey', 'tiny-secp256k1: pointFromScalar'),
+    ratio('getPublicKey ours / noble', 'getPublicKeyVsNoble', pub, 'ours: getPublicKey', 'noble: getPublicKey'),
+    ratio('getPublicKey ours / node:crypto', 'getPublicKeyVsNodeCrypto', pub, 'ours: getPublicKey', 'node:crypto: ECDH.setPrivateKey + getPublicKey'),
+    ops('verifyOpsPerSec', verify, 'ours: verify compact'),
+    ops('verifyDerOpsPerSec', verify, 'ours: verify DER'),
+    ops('signOpsPerSec', sign, 'ours: sign'),
+    ops('ecdhOpsPerSec', ecdh, 'ours: ecdh'),
+    ops('getPublicKeyOpsPerSec', pub, 'ours: getPublicKey'),
+  ];
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

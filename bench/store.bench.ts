@@ -22,9 +22,10 @@ import { Bench } from 'tinybench';
 import { encodeValue, decodeValue } from '../server/store/codec.js';
 import { LmdbStore, MemoryStore, RedisStore, type Store } from '../server/store/index.js';
 import { startRedisServer } from '../test/helpers/redisServer.js';
-import { opsPerSec, printRatio, printResults } from './_shared.js';
+import { opsPerSec, printRatio, printResults, ratioLine, roundOptions, runRounds } from './_shared.js';
+import { absoluteFigure, type Figure } from './figures.js';
 
-const BENCH_OPTIONS = { time: 1_000, warmupTime: 250 } as const;
+const BENCH_OPTIONS = roundOptions({ time: 1_000, warmupTime: 250 });
 
 /** A value shaped like the profile entries later routes read on every request. */
 const PROFILE = {
@@ -35,7 +36,7 @@ const PROFILE = {
   ExtraData: { DisplayName: 'Satoshi', LargeProfilePicURL: 'https://example.com/p.png' },
 };
 
-export async function run(): Promise<void> {
+export async function run(): Promise<Figure[]> {
   const redis = await startRedisServer();
   const raw = new Redis(redis.url, { keyPrefix: 'raw:' });
   const store = await RedisStore.connect({ url: redis.url, keyPrefix: 'sn:' });
@@ -66,14 +67,12 @@ export async function run(): Promise<void> {
       .add('baseline: ioredis MULTI 2 sets', async () => {
         await raw.multi().set('a', encodeValue(PROFILE)).set('b', encodeValue(1)).exec();
       });
-    await redisBench.run();
+    const redisRounds = await runRounds(redisBench);
     printResults('Redis store vs bare ioredis (same server, one connection, sequential)', redisBench);
-    printRatio('RedisStore.get/ioredis', opsPerSec(redisBench, 'RedisStore.get'), opsPerSec(redisBench, 'baseline: ioredis getBuffer + decode'));
-    printRatio(
-      'RedisStore.commit/ioredis MULTI',
-      opsPerSec(redisBench, 'RedisStore.commit (2 sets, Lua)'),
-      opsPerSec(redisBench, 'baseline: ioredis MULTI 2 sets'),
-    );
+    const figures = [
+      ratioLine('RedisStore.get/ioredis', 'redisGetVsIoredis', redisRounds, 'RedisStore.get', 'baseline: ioredis getBuffer + decode'),
+      ratioLine('RedisStore.commit/ioredis MULTI', 'redisCommitVsMulti', redisRounds, 'RedisStore.commit (2 sets, Lua)', 'baseline: ioredis MULTI 2 sets'),
+    ];
 
     const memBench = new Bench({ name: 'memory', ...BENCH_OPTIONS });
     memBench
@@ -83,11 +82,17 @@ export async function run(): Promise<void> {
       .add('baseline: Map.get + decode', async () => {
         sink += (decodeValue(map.get('profile')!) as typeof PROFILE).Username.length;
       });
-    await memBench.run();
+    const memRounds = await runRounds(memBench);
     printResults('Memory store vs a bare Map of encoded values', memBench);
-    printRatio('MemoryStore.get/Map', opsPerSec(memBench, 'MemoryStore.get'), opsPerSec(memBench, 'baseline: Map.get + decode'));
+    figures.push(ratioLine('MemoryStore.get/Map', 'memoryGetVsMap', memRounds, 'MemoryStore.get', 'baseline: Map.get + decode'));
     sink += await compareStores();
     if (sink === 0) throw new Error('benchmark tasks produced nothing');
+    return [
+      ...figures,
+      absoluteFigure('redisGetOpsPerSec', redisRounds.opsPerSec('RedisStore.get'), 'ops/s'),
+      absoluteFigure('redisCommitOpsPerSec', redisRounds.opsPerSec('RedisStore.commit (2 sets, Lua)'), 'ops/s'),
+      absoluteFigure('memoryGetOpsPerSec', memRounds.opsPerSec('MemoryStore.get'), 'ops/s'),
+    ];
   } finally {
     raw.disconnect();
     await store.close();

@@ -28,14 +28,15 @@ import { InlineCrypto } from '../server/crypto/inline.js';
 import { signTransaction } from '../server/identity/signTxn.js';
 import { openStore } from '../server/store/index.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
-import { opsPerSec, printRatio, printResults } from './_shared.js';
+import { printResults, ratioLine, roundOptions, runRounds } from './_shared.js';
+import { absoluteFigure, type Figure } from './figures.js';
 
 const POSTS = 20;
 const POST_BYTES = 49_000;
 const HEADERS = 64;
 const log = pino({ level: 'silent' });
 
-export async function run(): Promise<Record<string, number>> {
+export async function run(): Promise<Figure[]> {
   const crypto = new InlineCrypto();
   const store = await openStore({});
   const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
@@ -89,7 +90,7 @@ export async function run(): Promise<Record<string, number>> {
     });
 
   let sink = 0;
-  const bench = new Bench({ name: `block template, ${HEADERS} headers, ~1 MB mempool`, time: 1_000, warmupTime: 200, warmupIterations: 2, iterations: 8 });
+  const bench = new Bench({ name: `block template, ${HEADERS} headers, ~1 MB mempool`, ...roundOptions({ time: 1_000, warmupTime: 200, warmupIterations: 2, iterations: 8 }) });
   bench
     .add('before: every header re-hashes the mempool', () => {
       sink += oldHeaders().length;
@@ -97,15 +98,15 @@ export async function run(): Promise<Record<string, number>> {
     .add('ours: Chain.blockTemplate (merkle path once per mempool state)', async () => {
       sink += (await chain.blockTemplate(reward, HEADERS)).headers.length;
     });
-  await bench.run();
+  const rounds = await runRounds(bench);
   printResults(bench.name!, bench);
-  const ours = opsPerSec(bench, 'ours: Chain.blockTemplate (merkle path once per mempool state)');
-  const before = opsPerSec(bench, 'before: every header re-hashes the mempool');
-  printRatio(`template of ${HEADERS} headers, ours vs before`, ours, before);
+  const OURS = 'ours: Chain.blockTemplate (merkle path once per mempool state)';
+  const BEFORE = 'before: every header re-hashes the mempool';
+  const ratio = ratioLine(`template of ${HEADERS} headers, ours vs before`, 'templateVsBefore', rounds, OURS, BEFORE);
   if (sink === 0) throw new Error('nothing was built');
   await store.close();
   await crypto.close();
-  return { templatesPerSec: ours, templatesPerSecBefore: before };
+  return [ratio, absoluteFigure('templatesPerSec', rounds.opsPerSec(OURS), 'templates/s'), absoluteFigure('templatesPerSecBefore', rounds.opsPerSec(BEFORE), 'templates/s')];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) await run();
