@@ -34,6 +34,7 @@ import { resolveIdentitySecret } from './identity/secret.js';
 import { answerFrame, refusedFrame } from './http/identityFrames.js';
 import { isDataDirError, openStore } from './store/index.js';
 import { layoutProblem } from './chain/state/layout.js';
+import { Teardown } from './teardown.js';
 
 export interface RunningNode {
   port: number;
@@ -83,23 +84,24 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     // A data directory the node cannot use is a refusal of what it was given, as bad config is.
     throw isDataDirError(err) ? new StartupError(err.message, 2) : err;
   });
-  const health = new HealthMonitor(store, config.healthProbeIntervalMs, log);
-  const registry = new ProcessRegistry(store, processId, log);
+  // Every part registers its stop as it starts: a failed start and a shutdown stop them alike.
+  const down = new Teardown(log);
+  down.add('store', store, (s) => s.close());
+  const health = down.add('health', new HealthMonitor(store, config.healthProbeIntervalMs, log), (h) => h.stop());
+  const registry = down.add('registry', new ProcessRegistry(store, processId, log), (r) => r.stop());
   let nodeSecret: Uint8Array;
   try {
     await health.start();
     await registry.start();
     nodeSecret = (await resolveIdentitySecret(config, store, log)).secret;
   } catch (err) {
-    health.stop();
-    await registry.stop();
-    await store.close();
+    await down.run();
     throw err instanceof Error && err.name === 'IdentitySecretError' ? new StartupError(err.message) : err;
   }
-  const metrics = new NodeMetrics(processId, { onCollectError: (metric, err) => log.warn({ metric, msg: (err as Error)?.message }, 'metrics: a collector failed') });
+  const metrics = down.add('metrics', new NodeMetrics(processId, { onCollectError: (metric, err) => log.warn({ metric, msg: (err as Error)?.message }, 'metrics: a collector failed') }), (m) => m.close());
   // Per-item crypto of concurrent requests (JWTs, signatures) is coalesced into pool batches.
   const pool = new CryptoPool({ threads: cryptoThreads(config) }, { metrics: metrics.cryptoPool, log });
-  const crypto = new BatchingCrypto(pool);
+  const crypto = down.add('crypto', new BatchingCrypto(pool), (c) => c.close());
   const chain = new Chain({
     store,
     crypto,
@@ -134,16 +136,13 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     const layout = await layoutProblem(store, store.kind === 'lmdb' ? 'a new --data-dir' : undefined);
     if (layout !== null) throw new StartupError(layout, 2);
     await chain.init();
+    down.add('miner feed', minerFeed, (f) => f.stop());
     await minerFeed.start();
+    // Stopped first: it releases the producer lease, so another process produces blocks at once.
+    down.add('block producer', producer, (p) => p.stop());
     await producer.start();
   } catch (err) {
-    health.stop();
-    metrics.close();
-    await producer.stop().catch(() => undefined);
-    await minerFeed.stop();
-    await registry.stop();
-    await crypto.close();
-    await store.close();
+    await down.run();
     throw err;
   }
   const rateLimiter = createRateLimiter({ config, store, log, metrics });
@@ -220,13 +219,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   try {
     listening = await listen(uws, app, config.host, config.port);
   } catch (err) {
-    health.stop();
-    metrics.close();
-    await registry.stop();
-    await minerFeed.stop();
-    await producer.stop();
-    await crypto.close();
-    await store.close();
+    await down.run();
     throw new StartupError((err as Error).message);
   }
   log.info({ host: config.host, port: listening.port, store: store.kind, ...(store.kind === 'lmdb' ? { dataDir: resolve(config.dataDir) } : {}), network: config.network }, 'listening');
@@ -245,17 +238,10 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
       }
       sockets.closeAll();
       minerSockets.closeAll();
-      await minerFeed.stop();
-      // Releases the lease: another process produces blocks from now on.
-      await producer.stop();
       // uWS sends the last corked responses from its own loop iteration; let it run once more
-      // before the process may exit.
+      // before the parts (and then the process) go.
       await new Promise((resolve) => setImmediate(resolve));
-      health.stop();
-      metrics.close();
-      await registry.stop();
-      await crypto.close();
-      await store.close();
+      await down.run();
       log.info('closed');
     })());
 
