@@ -31,6 +31,7 @@ const ROOT_LAYER: Readonly<Record<string, Layer>> = {
   'config.ts': 'app',
   'health.ts': 'app',
   'cli.ts': 'app',
+  'teardown.ts': 'app',
 };
 
 /** Which layers each layer may import (its own always). */
