@@ -29,7 +29,7 @@ import { adminRoute } from '../http/adminAuth.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';
 import { v, ValidationError, type Optional, type Schema } from '../http/schema.js';
-import { decodePublicKey, encodePublicKey, isKeyError, PUBLIC_KEY_STRING_START } from '../keys/index.js';
+import { encodePublicKey, PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { txnString } from '../social/spendingLimitResponse.js';
 import { constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
@@ -138,18 +138,13 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
 
   /** The reference's rule: a public key iff it starts with this network's prefix and is long enough, else a username. */
   const keyOrUsername = async (pending: StateView, s: string, field: string): Promise<Uint8Array> => {
-    const P = 'getPublicKeyFromUsernameOrPublicKeyString: ';
+    const P = 'getPublicKeyFromUsernameOrPublicKeyString';
     if (s.length === 0) throw badRequest(`SwapIdentity: ${field} is empty; give a username or a public key`);
     if (s.startsWith(PUBLIC_KEY_STRING_START[network]) && s.length >= 33) {
-      try {
-        return decodePublicKey(s, network, field);
-      } catch (e) {
-        if (isKeyError(e)) throw badRequest(`${P}${e.message}`);
-        throw e;
-      }
+      return decodeKeyOr400(s, network, field, P);
     }
     const pk = await publicKeyForUsername(pending, s);
-    if (pk === undefined) throw badRequest(`${P}Profile with username ${s} does not exist`);
+    if (pk === undefined) throw badRequest(`${P}: Profile with username ${s} does not exist`);
     return pk;
   };
 
@@ -197,14 +192,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
         }
         // update_miner
         const list = body.MinerPublicKeys.trim();
-        const keys = list === '' ? [] : list.split(',').map((s, i) => {
-          try {
-            return decodePublicKey(s.trim(), network, `MinerPublicKeys[${i}]`);
-          } catch (e) {
-            if (isKeyError(e)) throw badRequest(`NodeControlRequest: Problem decoding miner public key: ${e.message}`);
-            throw e;
-          }
-        });
+        const keys = list === '' ? [] : list.split(',').map((s, i) => decodeKeyOr400(s.trim(), network, `MinerPublicKeys[${i}]`, 'NodeControlRequest: Problem decoding miner public key'));
         try {
           // For the whole node: the producer of the moment applies it, and any later one.
           await deps.producer.setMiner(keys.length === 0 ? 'pause' : keys);

@@ -33,6 +33,7 @@ import {
 } from '../social/userMetadata.js';
 import { keySetJson } from '../social/users.js';
 import { grantVerification, removeVerification, verificationAuditLogs, VerificationError, verifiedUsernames } from '../social/verification.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 export const adminUpdateUserGlobalMetadataBody = v.object({
   /** Wins over Username when both are given. */
@@ -149,15 +150,7 @@ export async function userMetadataJson(store: Store, pk33: Uint8Array, network: 
 export function adminUserRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
 
-  /** Decodes a request's public key, or 400 with `message` (the input is not echoed). */
-  const keyOr400 = (s: string, field: string, message: string): Uint8Array => {
-    try {
-      return decodePublicKey(s, network, field);
-    } catch (e) {
-      if (isKeyError(e)) throw badRequest(`${message}: ${e.message}`);
-      throw e;
-    }
-  };
+  const keyOr400 = (s: string, field: string, message: string): Uint8Array => decodeKeyOr400(s, network, field, message);
 
   /** The badge routes' username check and its profile (pending state). */
   const profileForBadge = async (username: string, prefix: string, noProfile: string): Promise<{ pk33: Uint8Array; state: StateIndexReader }> => {

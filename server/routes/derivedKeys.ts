@@ -28,7 +28,6 @@ import { decodeDerSignature } from '../chain/txn/derSignature.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { decodePublicKey, isKeyError } from '../keys/index.js';
 import { sha256d } from '../../wasm/hash.js';
 import { toHex } from '../hex.js';
 import { metamaskAccessBytes } from '../social/metamaskAccessBytes.js';
@@ -37,6 +36,7 @@ import { SpendingLimitRequestError, spendingLimitFromJson, transactionSpendingLi
 import { transactionSpendingLimitResponse } from '../social/spendingLimitResponse.js';
 import { userDerivedKeyResponse } from '../social/users.js';
 import { constructFields, constructForRequest } from './constructed.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 const PREFIX = 'AuthorizeDerivedKey';
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
@@ -85,23 +85,10 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       throw e;
     }
   };
-  const keyOr400 = (value: string, field: string, message: string): Uint8Array => {
-    try {
-      return decodePublicKey(value, network, field);
-    } catch (e) {
-      if (isKeyError(e)) throw badRequest(`${message}: ${e.message}`);
-      throw e;
-    }
-  };
+  const keyOr400 = (value: string, field: string, message: string): Uint8Array => decodeKeyOr400(value, network, field, message);
 
-  const decodeKey = (value: string, what: string, field: string): Uint8Array => {
-    try {
-      return decodePublicKey(value, deps.config.network, field);
-    } catch (e) {
-      if (isKeyError(e)) throw badRequest(`${PREFIX}: Problem decoding ${what} public key: ${e.message}`);
-      throw e;
-    }
-  };
+  const decodeKey = (value: string, what: string, field: string): Uint8Array =>
+    decodeKeyOr400(value, deps.config.network, field, `${PREFIX}: Problem decoding ${what} public key`);
   const cannotCreate = (why: string): Error => badRequest(`${PREFIX}: Problem creating transaction: ${why}`);
 
   return [

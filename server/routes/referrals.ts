@@ -16,7 +16,7 @@ import { adminRoute, requireUserJwt } from '../http/adminAuth.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v, type ObjectOf } from '../http/schema.js';
-import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
+import { decodePublicKey, encodePublicKey } from '../keys/index.js';
 import { profileEntryResponse } from '../social/profileEntry.js';
 import {
   createReferral,
@@ -31,6 +31,7 @@ import {
   type ReferralRecord,
   type ReferralTerms,
 } from '../social/referrals.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 const KEY = { maxLength: 200 };
 const CENTS = v.int(0, Number.MAX_SAFE_INTEGER);
@@ -116,12 +117,7 @@ export function referralRoutes(deps: AppDeps): Route[] {
   /** A user named by public key (preferred) or username, for the admin routes. */
   const userByKeyOrName = async (state: StateIndexReader, body: { UserPublicKeyBase58Check: string; Username: string }, prefix: string): Promise<Uint8Array> => {
     if (body.UserPublicKeyBase58Check !== '') {
-      try {
-        return decodePublicKey(body.UserPublicKeyBase58Check, network, 'UserPublicKeyBase58Check');
-      } catch (e) {
-        if (isKeyError(e)) throw badRequest(`${prefix}Problem decoding updater public key: ${e.message}`);
-        throw e;
-      }
+      return decodeKeyOr400(body.UserPublicKeyBase58Check, network, 'UserPublicKeyBase58Check', `${prefix}Problem decoding updater public key`);
     }
     if (body.Username === '') throw badRequest(`${prefix}Must provide a valid username or public key.`);
     const pk = await publicKeyForUsername(state, body.Username);

@@ -11,7 +11,7 @@ import { adminRoute, isAdmin, requireUserJwt } from '../http/adminAuth.js';
 import { badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
+import { decodePublicKey, encodePublicKey } from '../keys/index.js';
 import {
   isTutorialStatus,
   MAX_TUTORIAL_RESPONSE_LIMIT,
@@ -22,6 +22,7 @@ import {
   TUTORIAL_STATUSES,
   updateTutorialStatus,
 } from '../social/tutorial.js';
+import { decodeKeyOr400 } from './requestKeys.js';
 
 const KEY = { maxLength: 200 };
 
@@ -102,12 +103,7 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
         }
         let creator: Uint8Array | undefined;
         if (body.CreatorPurchasedInTutorialPublicKey !== '') {
-          try {
-            creator = decodePublicKey(body.CreatorPurchasedInTutorialPublicKey, network, 'CreatorPurchasedInTutorialPublicKey');
-          } catch (e) {
-            if (isKeyError(e)) throw badRequest(`${P}Failed to decode public key bytes: ${e.message}`);
-            throw e;
-          }
+          creator = decodeKeyOr400(body.CreatorPurchasedInTutorialPublicKey, network, 'CreatorPurchasedInTutorialPublicKey', `${P}Failed to decode public key bytes`);
         }
         await updateTutorialStatus(deps.store, pk, {
           status: body.TutorialStatus,
