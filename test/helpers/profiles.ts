@@ -5,7 +5,8 @@
 import { EMPTY_CREATOR_COIN, putProfile, type ProfileRecord } from '../../server/chain/state/profiles.js';
 import type { StateView } from '../../server/chain/state/view.js';
 
-export function addProfile(state: StateView, pk: Uint8Array, username: string): void {
+/** `fields` replaces the defaults (a coin with value locked, say). */
+export function addProfile(state: StateView, pk: Uint8Array, username: string, fields: Partial<ProfileRecord> = {}): void {
   const record: ProfileRecord = {
     publicKey: pk,
     username,
@@ -16,6 +17,7 @@ export function addProfile(state: StateView, pk: Uint8Array, username: string): 
     isHidden: false,
     extraData: [],
     creatorCoin: { ...EMPTY_CREATOR_COIN },
+    ...fields,
   };
   putProfile(state, record, undefined);
 }

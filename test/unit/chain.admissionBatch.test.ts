@@ -5,23 +5,20 @@
  * two processes admitting batches at once never lose or double a transaction.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { Chain, type ProcessResult } from '../../server/chain/chain.js';
-import { constructTxn } from '../../server/chain/construct.js';
 import { decodeHeader, encodeHeader } from '../../server/chain/block/header.js';
 import { merkleRoot } from '../../server/chain/block/merkle.js';
 import { encodeTxn, txnHash } from '../../server/chain/txn/envelope.js';
 import { encodeMetadata, TxnType } from '../../server/chain/txn/metadata.js';
 import { chainKeys } from '../../server/chain/state/keys.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
-import { signTransaction } from '../../server/identity/signTxn.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import type { Guard, WriteOp } from '../../server/store/types.js';
-import { getPublicKey } from '../../wasm/secp256k1.js';
 import { solveHeader } from '../helpers/mining.js';
+import { newKey, signedTransfer } from '../helpers/transfers.js';
 
 const log = pino({ level: 'silent' });
 const crypto = new InlineCrypto();
@@ -43,10 +40,6 @@ store.publish = (channel: string, message: unknown) => {
 const processA = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
 const processB = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
 
-const newKey = () => {
-  const secret = new Uint8Array(randomBytes(32));
-  return { secret, pk: getPublicKey(secret, true) };
-};
 const alice = newKey();
 const bob = newKey();
 
@@ -83,19 +76,8 @@ async function chainOn(own: MemoryStore): Promise<Chain> {
   return chain;
 }
 
-async function transfer(amount: bigint, from = alice, on: Chain = processA): Promise<Uint8Array> {
-  const tip = await on.tip();
-  const c = constructTxn({
-    publicKey: from.pk,
-    metadata: { type: 'BASIC_TRANSFER' },
-    outputs: [{ publicKey: bob.pk, amountNanos: amount }],
-    minFeeRateNanosPerKB: 1000n,
-    networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
-    tipHeight: tip.height,
-    maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
-  });
-  return signTransaction(crypto, c.bytes, from.secret, { derived: false });
-}
+/** A transfer to bob, signed, for `on`'s next block. */
+const transfer = (amount: bigint, from = alice, on: Chain = processA): Promise<Uint8Array> => signedTransfer(on, crypto, from, bob.pk, amount);
 
 const hashOf = (r: PromiseSettledResult<{ hashHex: string }>): string => (r.status === 'fulfilled' ? r.value.hashHex : 'refused');
 
@@ -141,16 +123,7 @@ describe('batched admission', () => {
     const carol = newKey();
     // Fund carol with exactly one transfer's worth (plus fees), then send two at once.
     await processA.submitTransaction(await transfer(0n)); // keeps bob's balance key warm
-    const fundTxn = constructTxn({
-      publicKey: alice.pk,
-      metadata: { type: 'BASIC_TRANSFER' },
-      outputs: [{ publicKey: carol.pk, amountNanos: 10_000n }],
-      minFeeRateNanosPerKB: 1000n,
-      networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
-      tipHeight: (await processA.tip()).height,
-      maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
-    });
-    await processA.submitTransaction(await signTransaction(crypto, fundTxn.bytes, alice.secret, { derived: false }));
+    await processA.submitTransaction(await signedTransfer(processA, crypto, alice, carol.pk, 10_000n));
     const [a, b] = await Promise.all([transfer(9_000n, carol), transfer(9_000n, carol)]);
     const answers = await Promise.allSettled([processA.submitTransaction(a!), processA.submitTransaction(b!)]);
     assert.equal(answers[0].status, 'fulfilled');

@@ -4,32 +4,25 @@
  * stays refused, now as expired.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { Chain } from '../../server/chain/chain.js';
-import { constructTxn } from '../../server/chain/construct.js';
 import { connectTransaction } from '../../server/chain/rules/connect.js';
 import { chainKeys, nonceText } from '../../server/chain/state/keys.js';
 import { expiredNonceOps, useNonce } from '../../server/chain/state/nonces.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { decodeTxn, txnHash } from '../../server/chain/txn/envelope.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
-import { signTransaction } from '../../server/identity/signTxn.js';
 import { MemoryStore } from '../../server/store/memory.js';
-import { getPublicKey } from '../../wasm/secp256k1.js';
 import { solveHeader } from '../helpers/mining.js';
+import { newKey, signedTransfer } from '../helpers/transfers.js';
 
 const OFFSET = 3n;
 const params = { ...DEV_CHAIN_PARAMS, maxNonceExpirationBlockHeightOffset: OFFSET };
 const crypto = new InlineCrypto();
 after(() => crypto.close());
 
-const newKey = () => {
-  const secret = new Uint8Array(randomBytes(32));
-  return { secret, pk: getPublicKey(secret, true) };
-};
 
 describe('nonce pruning', () => {
   it('deletes a nonce in the block past its expiration; replaying the transaction is refused as expired', async () => {
@@ -44,16 +37,7 @@ describe('nonce pruning', () => {
       return (await chain.tip()).height;
     };
     await mine();
-    const c = constructTxn({
-      publicKey: alice.pk,
-      metadata: { type: 'BASIC_TRANSFER' },
-      outputs: [{ publicKey: bob.pk, amountNanos: 1000n }],
-      minFeeRateNanosPerKB: 1000n,
-      networkMinFeeRateNanosPerKB: params.minNetworkFeeNanosPerKB,
-      tipHeight: (await chain.tip()).height,
-      maxNonceExpirationBlockHeightOffset: OFFSET,
-    });
-    const bytes = await signTransaction(crypto, c.bytes, alice.secret, { derived: false });
+    const bytes = await signedTransfer(chain, crypto, alice, bob.pk, 1000n);
     const txn = decodeTxn(bytes);
     const { nonceExpirationBlockHeight: expiration, noncePartialId: partialId } = txn.v1!;
     const nonceKey = chainKeys.nonce(alice.pk, expiration, partialId);

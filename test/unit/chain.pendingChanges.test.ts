@@ -4,18 +4,15 @@
  * admissions and blocks of "another process" are covered as well as a process's own.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { Chain, type PendingPoint } from '../../server/chain/chain.js';
-import { constructTxn } from '../../server/chain/construct.js';
 import { chainKeys } from '../../server/chain/state/keys.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
-import { signTransaction } from '../../server/identity/signTxn.js';
 import { MemoryStore } from '../../server/store/memory.js';
-import { getPublicKey } from '../../wasm/secp256k1.js';
 import { solveHeader } from '../helpers/mining.js';
+import { newKey, signedTransfer, type TestKey } from '../helpers/transfers.js';
 
 const log = pino({ level: 'silent' });
 const crypto = new InlineCrypto();
@@ -23,10 +20,6 @@ const store = new MemoryStore();
 const own = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
 const other = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
 
-const newKey = () => {
-  const secret = new Uint8Array(randomBytes(32));
-  return { secret, pk: getPublicKey(secret, true) };
-};
 const alice = newKey();
 const bob = newKey();
 const carol = newKey();
@@ -38,19 +31,7 @@ async function mine(chain: Chain): Promise<void> {
   assert.ok(r.isMainChain, 'the block connected');
 }
 
-async function transfer(from: typeof alice, to: typeof bob, amount: bigint): Promise<Uint8Array> {
-  const tip = await own.tip();
-  const c = constructTxn({
-    publicKey: from.pk,
-    metadata: { type: 'BASIC_TRANSFER' },
-    outputs: [{ publicKey: to.pk, amountNanos: amount }],
-    minFeeRateNanosPerKB: 1000n,
-    networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
-    tipHeight: tip.height,
-    maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
-  });
-  return signTransaction(crypto, c.bytes, from.secret, { derived: false });
-}
+const transfer = (from: TestKey, to: TestKey, amount: bigint): Promise<Uint8Array> => signedTransfer(own, crypto, from, to.pk, amount);
 
 /** Keys of a transfer: both balances and the sender's nonce. */
 const touches = (changed: ReadonlySet<string>, pk: Uint8Array): boolean => changed.has(chainKeys.balance(pk));

@@ -5,19 +5,16 @@
  * state it sees always equals a full replay's. A prune or a block forces a full replay.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { Chain } from '../../server/chain/chain.js';
-import { constructTxn } from '../../server/chain/construct.js';
 import { chainKeys } from '../../server/chain/state/keys.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
-import { signTransaction } from '../../server/identity/signTxn.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import type { IndexRange } from '../../server/store/types.js';
-import { getPublicKey } from '../../wasm/secp256k1.js';
 import { solveHeader } from '../helpers/mining.js';
+import { newKey, signedTransfer } from '../helpers/transfers.js';
 
 const log = pino({ level: 'silent' });
 const crypto = new InlineCrypto();
@@ -32,10 +29,6 @@ store.indexRange = (key: string, range?: IndexRange) => {
 const processA = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
 const processB = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
 
-const newKey = () => {
-  const secret = new Uint8Array(randomBytes(32));
-  return { secret, pk: getPublicKey(secret, true) };
-};
 const alice = newKey();
 const bob = newKey();
 
@@ -49,19 +42,7 @@ after(async () => {
   await crypto.close();
 });
 
-async function transfer(amount: bigint): Promise<Uint8Array> {
-  const tip = await processA.tip();
-  const c = constructTxn({
-    publicKey: alice.pk,
-    metadata: { type: 'BASIC_TRANSFER' },
-    outputs: [{ publicKey: bob.pk, amountNanos: amount }],
-    minFeeRateNanosPerKB: 1000n,
-    networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
-    tipHeight: tip.height,
-    maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
-  });
-  return signTransaction(crypto, c.bytes, alice.secret, { derived: false });
-}
+const transfer = (amount: bigint): Promise<Uint8Array> => signedTransfer(processA, crypto, alice, bob.pk, amount);
 
 /** Bob's balance in the pending state of a chain, and of a fresh process (a full replay). */
 async function pendingBalances(chain: Chain): Promise<[bigint | undefined, bigint | undefined]> {

@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AppDeps } from '../../server/app.js';
-import { EMPTY_CREATOR_COIN, profileKeys, putProfile, type ProfileRecord } from '../../server/chain/state/profiles.js';
+import { EMPTY_CREATOR_COIN, profileKeys } from '../../server/chain/state/profiles.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { MemoryStore } from '../../server/store/memory.js';
+import { addProfile } from '../helpers/profiles.js';
 import type { StateIndexReader } from '../../server/chain/state/reader.js';
 import { getProfiles } from '../../server/social/users.js';
 
@@ -14,18 +15,7 @@ async function slowState(n: number): Promise<{ state: StateIndexReader; maxInFli
   const view = StateView.over(store);
   for (let i = 0; i < n; i++) {
     const pk = Uint8Array.of(2, ...new Array<number>(31).fill(0), i);
-    const profile: ProfileRecord = {
-      publicKey: pk,
-      username: `pg${i}`,
-      description: '',
-      profilePic: '',
-      creatorBasisPoints: 1000n,
-      stakeMultipleBasisPoints: 12500n,
-      isHidden: false,
-      extraData: [],
-      creatorCoin: { ...EMPTY_CREATOR_COIN, nanosLocked: BigInt(i) },
-    };
-    putProfile(view, profile, undefined);
+    addProfile(view, pk, `pg${i}`, { creatorCoin: { ...EMPTY_CREATOR_COIN, nanosLocked: BigInt(i) } });
   }
   await store.commit(view.ops());
   let inFlight = 0;

@@ -5,23 +5,20 @@
  * the one error table answers 503 with Retry-After.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import type { AppDeps } from '../../server/app.js';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { Chain } from '../../server/chain/chain.js';
-import { constructTxn } from '../../server/chain/construct.js';
 import { chainKeys } from '../../server/chain/state/keys.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { toErrorReply } from '../../server/http/errors.js';
-import { signTransaction } from '../../server/identity/signTxn.js';
 import { decodePublicKey, encodePublicKey } from '../../server/keys/index.js';
 import { usersStateless } from '../../server/social/users.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { isStoreUnavailable, StoreError, type Store } from '../../server/store/types.js';
-import { getPublicKey } from '../../wasm/secp256k1.js';
 import { solveHeader } from '../helpers/mining.js';
+import { newKey, signedTransfer } from '../helpers/transfers.js';
 
 const log = pino({ level: 'silent' });
 const crypto = new InlineCrypto();
@@ -59,10 +56,6 @@ class FlakyReads {
   }
 }
 
-const newKey = () => {
-  const secret = new Uint8Array(randomBytes(32));
-  return { secret, pk: getPublicKey(secret, true) };
-};
 
 async function mineTo(chain: Chain, pk: Uint8Array): Promise<void> {
   const t = await chain.blockTemplate(pk, 1);
@@ -146,17 +139,7 @@ describe('the mempool replay with a store that stops answering', () => {
     const alice = newKey();
     const bob = newKey();
     await mineTo(writer, alice.pk);
-    const tip = await writer.tip();
-    const c = constructTxn({
-      publicKey: alice.pk,
-      metadata: { type: 'BASIC_TRANSFER' },
-      outputs: [{ publicKey: bob.pk, amountNanos: 5000n }],
-      minFeeRateNanosPerKB: 1000n,
-      networkMinFeeRateNanosPerKB: DEV_CHAIN_PARAMS.minNetworkFeeNanosPerKB,
-      tipHeight: tip.height,
-      maxNonceExpirationBlockHeightOffset: DEV_CHAIN_PARAMS.maxNonceExpirationBlockHeightOffset,
-    });
-    await writer.submitTransaction(await signTransaction(crypto, c.bytes, alice.secret, { derived: false }));
+    await writer.submitTransaction(await signedTransfer(writer, crypto, alice, bob.pk, 5000n));
 
     // Another process (no cached replay) replays the mempool while the store is cut: the read
     // of bob's balance, inside the transfer's connect, fails.
