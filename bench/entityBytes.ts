@@ -24,7 +24,7 @@
  * @module
  */
 import { Redis } from 'ioredis';
-import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair } from '../test/helpers/chainNode.js';
+import { dmBody, keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair } from '../test/helpers/chainNode.js';
 import { startRedisServer } from '../test/helpers/redisServer.js';
 
 const N = Number(process.argv[2] ?? 200);
@@ -95,16 +95,8 @@ async function main(): Promise<void> {
       `profile (update-profile, 40-char description) ×${N}`,
       keys.map((k, i) => ({ path: 'update-profile', body: profileBody(k.pk, `u${tag}${i}`, 'a forty character profile description ok'), signer: k })),
     );
-    const dm = (from: KeyPair, to: KeyPair): J => ({
-      SenderAccessGroupOwnerPublicKeyBase58Check: from.pk,
-      SenderAccessGroupPublicKeyBase58Check: from.pk,
-      SenderAccessGroupKeyName: '',
-      RecipientAccessGroupOwnerPublicKeyBase58Check: to.pk,
-      RecipientAccessGroupPublicKeyBase58Check: to.pk,
-      RecipientAccessGroupKeyName: '',
-      // The size of a short message encrypted to a key (ECIES: 65 + 16 + 32 + one block).
-      EncryptedMessageText: 'ab'.repeat(129),
-    });
+    // The size of a short message encrypted to a key (ECIES: 65 + 16 + 32 + one block): 129 bytes.
+    const dm = (from: KeyPair, to: KeyPair): J => dmBody(from.pk, to.pk, 'x'.repeat(129));
     // N/10 threads of ten messages each, both ways: thread rows are shared, messages are not.
     const threads = Math.max(1, Math.floor(N / 10));
     const dms = keys.map((_, i) => {
