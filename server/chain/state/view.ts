@@ -63,9 +63,15 @@ export class StateView {
       return hit as T | undefined;
     }
     const v = await this.store.get<T>(key);
-    cache.set(key, v);
-    if (cache.size > MAX_CACHED_READS) cache.delete(cache.keys().next().value!);
+    this.remember(key, v);
     return v;
+  }
+
+  /** Keeps a store read in the root's cache, dropping the least recently used past the bound. */
+  private remember(key: string, value: unknown): void {
+    const cache = this.cache!;
+    cache.set(key, value);
+    while (cache.size > MAX_CACHED_READS) cache.delete(cache.keys().next().value!);
   }
 
   /**
@@ -81,9 +87,8 @@ export class StateView {
     const values = await this.store.getMany(missing);
     missing.forEach((k, i) => {
       // A read that finished meanwhile is as fresh; keep it.
-      if (!cache.has(k)) cache.set(k, values[i]);
+      if (!cache.has(k)) this.remember(k, values[i]);
     });
-    while (cache.size > MAX_CACHED_READS) cache.delete(cache.keys().next().value!);
   }
 
   /**
