@@ -119,6 +119,8 @@ export class Admissions {
     const dupKeys = pending.flatMap((i) => [mempoolTxnKey(items[i]!.hashHex), chainKeys.txn(items[i]!.hashHex)]);
     const [known] = await Promise.all([this.ctx.store.getMany<unknown>(dupKeys), replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, items[i]!.signer)))]);
     const batchView = replay.view.child();
+    // Every transaction of the batch goes into the same next block.
+    const connectContext = this.ctx.connectContext(replay.height);
     const admitted: Array<AdoptedAdmission & { i: number }> = [];
     const inBatch = new Set<string>();
     // The limit is checked against the mempool the guard below pins (version baseVersion), so
@@ -147,7 +149,7 @@ export class Admissions {
       const signer = items[i]!.signer;
       let feeNanos: bigint;
       try {
-        feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer }, this.ctx.connectContext(replay.height))).feeNanos;
+        feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer }, connectContext)).feeNanos;
       } catch (error) {
         if (!(error instanceof RuleError)) throw error;
         fail(i, error);
