@@ -81,7 +81,10 @@ export function machineBusyMs(): number {
 }
 
 export function spawnTs(script: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  // BENCH_CHILD_NODE_ARGS: extra Node flags for the processes a bench starts, e.g.
+  // `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the node under load (not allowed in NODE_OPTIONS).
+  const extra = (process.env['BENCH_CHILD_NODE_ARGS'] ?? '').split(/\s+/).filter((a) => a !== '');
+  return spawn(process.execPath, [...extra, '--import', 'tsx', script, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production' },

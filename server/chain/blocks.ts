@@ -81,27 +81,8 @@ export class Blocks {
     const hashes = txnBytes.map((b) => txnHash(b));
     if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
 
-    const txns = txnBytes.map((bytes) => ({ bytes, txn: decodeTxn(bytes) }));
-    const hashHexes = hashes.map(hex);
-    // A transaction still in the mempool had its signature checked at admission, and its entry
-    // is of these very bytes (same hash): its signer is known. Only the others are verified.
-    const entries = await this.ctx.store.getMany<MempoolEntry>(hashHexes.slice(1).map(mempoolTxnKey));
-    const unknown = txns.slice(1).flatMap((t, i) => (entries[i] === undefined ? [t] : []));
-    const checked = await checkSignatures(this.ctx.crypto, unknown);
-    const bad = checked.find((v) => v.error !== null);
-    if (bad) throw bad.error;
-    let next = 0;
-    const verdicts = entries.map((e) => (e === undefined ? checked[next++]! : { error: null, signer: e.signer }));
-
-    const view = StateView.over(this.ctx.store);
-    // The keys every transaction reads, in one round trip (type handlers read the rest).
-    await view.prefetch(txns.slice(1).flatMap(({ txn }, i) => commonReads(txn, verdicts[i]!.signer)));
-    const ctx = this.ctx.connectContext(header.height);
-    let fees = 0n;
-    for (const [i, { bytes, txn }] of txns.slice(1).entries()) {
-      fees += (await connectTransaction(view, txn, { hash: hashes[i + 1]!, size: bytes.length, signer: verdicts[i]!.signer }, ctx)).feeNanos;
-    }
-    await connectBlockReward(view, txns[0]!.txn, blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes);
+    const { view, fees, minedMembers } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes);
+    await connectBlockReward(view, decodeTxn(txnBytes[0]!), blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes);
 
     const tip = await this.ctx.store.get<TipRecord>(chainKeys.tip);
     if (!tip) throw new Error('chain not initialised: call init() first');
@@ -112,7 +93,7 @@ export class Blocks {
       return { isMainChain: false, isOrphan: false, hashHex };
     }
     const newTip: TipRecord = { hashHex, height: header.height, tstampSecs: header.tstampSecs, targetHex: hex(target) };
-    const minedMembers = await mempoolMembers(this.ctx.store, hashHexes.slice(1), entries);
+    const hashHexes = hashes.map(hex);
     const ops: WriteOp[] = [
       ...view.ops(),
       { op: 'set', key: chainKeys.block(hashHex), value: block },
@@ -138,6 +119,47 @@ export class Blocks {
     await this.ctx.store.publish(CHANNEL_TIP, { hashHex, height: header.height.toString() });
     await this.prune();
     return { isMainChain: true, isOrphan: false, hashHex };
+  }
+
+  /**
+   * Connects a block's transactions (all but its reward) on its parent's state, in a view over
+   * the store: their writes, the fees they pay, and the mempool order members of those the
+   * mempool holds. When they are the first transactions the pending state connected on this
+   * very parent, in order (a block of this node's own template, usually), their connects are
+   * not run again: each one's recorded writes are applied. Otherwise each is connected, its
+   * signature verified unless the mempool holds it (then it was checked at admission).
+   * @throws {RuleError} a transaction that does not connect, or a bad signature
+   */
+  private async connectTxns(parentHashHex: string, height: bigint, txnBytes: readonly Uint8Array[], hashes: readonly Uint8Array[]): Promise<{ view: StateView; fees: bigint; minedMembers: string[] }> {
+    const view = StateView.over(this.ctx.store);
+    const hashHexes = hashes.slice(1).map(hex);
+    const connected = this.pending.connectedPrefix(parentHashHex, hashHexes);
+    if (connected !== null) {
+      let fees = 0n;
+      for (const a of connected) {
+        view.apply(a.delta);
+        fees += a.feeNanos;
+      }
+      return { view, fees, minedMembers: connected.map((a) => orderMember(a.version, a.hashHex)) };
+    }
+    const txns = txnBytes.slice(1).map((bytes) => ({ bytes, txn: decodeTxn(bytes) }));
+    // A transaction still in the mempool had its signature checked at admission, and its entry
+    // is of these very bytes (same hash): its signer is known. Only the others are verified.
+    const entries = await this.ctx.store.getMany<MempoolEntry>(hashHexes.map(mempoolTxnKey));
+    const unknown = txns.flatMap((t, i) => (entries[i] === undefined ? [t] : []));
+    const checked = await checkSignatures(this.ctx.crypto, unknown);
+    const bad = checked.find((v) => v.error !== null);
+    if (bad) throw bad.error;
+    let next = 0;
+    const verdicts = entries.map((e) => (e === undefined ? checked[next++]! : { error: null, signer: e.signer }));
+    // The keys every transaction reads, in one round trip (type handlers read the rest).
+    await view.prefetch(txns.flatMap(({ txn }, i) => commonReads(txn, verdicts[i]!.signer)));
+    const ctx = this.ctx.connectContext(height);
+    let fees = 0n;
+    for (const [i, { bytes, txn }] of txns.entries()) {
+      fees += (await connectTransaction(view, txn, { hash: hashes[i + 1]!, size: bytes.length, signer: verdicts[i]!.signer }, ctx)).feeNanos;
+    }
+    return { view, fees, minedMembers: await mempoolMembers(this.ctx.store, hashHexes, entries) };
   }
 
   /**

@@ -156,8 +156,8 @@ export class Admissions {
         continue;
       }
       const version = (baseVersion ?? 0) + admitted.length + 1;
-      admitted.push({ i, entry: { hashHex, version, bytes, addedAtMs: this.ctx.now(), signer }, writes: view.writtenKeys(), feeNanos });
-      view.commitTo();
+      const writes = view.writtenKeys();
+      admitted.push({ i, entry: { hashHex, version, bytes, addedAtMs: this.ctx.now(), signer }, writes, delta: view.commitTo(), feeNanos });
       inBatch.add(hashHex);
       held += bytes.length;
     }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { Store } from '../../store/types.js';
+import type { ViewDelta } from '../state/view.js';
 
 export const MEMPOOL_ORDER = 'mempool:order';
 export const MEMPOOL_VERSION = 'mempool:version';
@@ -32,6 +33,8 @@ export interface MempoolTxn extends MempoolEntry {
 /** A mempool transaction that connected in a replay, with the fee it pays. */
 export interface AcceptedTxn extends MempoolTxn {
   feeNanos: bigint;
+  /** What its connect wrote over the ones before it (this process's memory only, never stored). */
+  delta: ViewDelta;
 }
 
 /** An admission's mempool order member: the version it created, then its hash. */

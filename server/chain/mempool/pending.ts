@@ -10,7 +10,7 @@ import { isStoreUnavailable } from '../../store/types.js';
 import type { ChainContext } from '../context.js';
 import { commonReads, connectTransaction } from '../rules/connect.js';
 import { chainKeys, type BlockWritesRecord, type TipRecord } from '../state/keys.js';
-import { StateView } from '../state/view.js';
+import { StateView, type ViewDelta } from '../state/view.js';
 import { decodeTxn, type TxnEnvelope } from '../txn/envelope.js';
 import { fromHex } from '../../hex.js';
 import { MEMPOOL_ORDER, mempoolTxnKey, orderMember, parseOrderMember, readMempool, type AcceptedTxn, type MempoolEntry, type MempoolTxn } from './entries.js';
@@ -62,6 +62,8 @@ export interface AdoptedAdmission {
   entry: MempoolTxn;
   /** The state keys its connect wrote. */
   writes: readonly string[];
+  /** What its connect wrote (its view's `commitTo` answer). */
+  delta: ViewDelta;
   feeNanos: bigint;
 }
 
@@ -131,13 +133,27 @@ export class PendingState {
     if (this.replayCache !== replay || replay.version !== baseVersion || this.replaysInFlight.size > 0) return;
     for (const a of admitted) {
       recordWrites(replay.writes, a.entry.version, a.writes);
-      replay.accepted.push({ ...a.entry, feeNanos: a.feeNanos });
+      replay.accepted.push({ ...a.entry, feeNanos: a.feeNanos, delta: a.delta });
       replay.bytes += a.entry.bytes.length;
       replay.mempoolBytes += a.entry.bytes.length;
       replay.feesNanos += a.feeNanos;
     }
     batchView.commitTo();
     replay.version = (baseVersion ?? 0) + admitted.length;
+  }
+
+  /**
+   * The accepted transactions a block on `parentHashHex` holds, when they are exactly the first
+   * ones the cached replay connected, in the same order, on that very tip: then each one's
+   * delta is what connecting it in the block would write (the same state before it, the same
+   * height), and the block applies them instead of connecting them again. Null otherwise
+   * (another tip, another order, a replay rebuilt or never cached in this process).
+   */
+  connectedPrefix(parentHashHex: string, hashHexes: readonly string[]): readonly AcceptedTxn[] | null {
+    const replay = this.replayCache;
+    if (replay === null || replay.tip.hashHex !== parentHashHex || replay.accepted.length < hashHexes.length) return null;
+    for (let i = 0; i < hashHexes.length; i++) if (replay.accepted[i]!.hashHex !== hashHexes[i]) return null;
+    return replay.accepted.slice(0, hashHexes.length);
   }
 
   private async keysChangedBetween(from: PendingPoint, to: PendingPoint): Promise<ReadonlySet<string> | null> {
@@ -224,8 +240,7 @@ export class PendingState {
       const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
       const r = await connectTransaction(view, txn, info, this.ctx.connectContext(replay.height));
       recordWrites(replay.writes, m.version, view.writtenKeys());
-      view.commitTo();
-      replay.accepted.push({ ...m, feeNanos: r.feeNanos });
+      replay.accepted.push({ ...m, feeNanos: r.feeNanos, delta: view.commitTo() });
       replay.feesNanos += r.feeNanos;
       replay.bytes += m.bytes.length;
     } catch (error) {

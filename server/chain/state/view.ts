@@ -20,8 +20,18 @@ const DELETED = Symbol('deleted');
 type Slot = unknown | typeof DELETED;
 type IndexOp = { op: 'indexAdd' | 'indexRemove'; key: string; members: string[] };
 
+/**
+ * What one view wrote, as `commitTo` moved it into its parent: kept per mempool transaction, so
+ * a block of transactions the pending state already connected is applied (`apply`) instead of
+ * connected again.
+ */
+export interface ViewDelta {
+  readonly writes: ReadonlyMap<string, Slot>;
+  readonly indexOps: readonly IndexOp[];
+}
+
 export class StateView {
-  private readonly writes = new Map<string, Slot>();
+  private writes = new Map<string, Slot>();
   /** Pending index adds/removes, in the order they were made. */
   private indexOps: IndexOp[] = [];
   /** The same ops by index key, so a range read looks at its own index's changes only. */
@@ -191,14 +201,24 @@ export class StateView {
     return changes;
   }
 
-  /** Moves this view's writes into its parent. */
-  commitTo(): void {
+  /** Moves this view's writes into its parent, and answers them (the view is then empty). */
+  commitTo(): ViewDelta {
     if (this.parent === null) throw new Error('the root view has no parent; use ops()');
-    for (const [k, v] of this.writes) this.parent.writes.set(k, v);
-    for (const o of this.indexOps) this.parent.pushIndexOp(o);
-    this.writes.clear();
+    const delta: ViewDelta = { writes: this.writes, indexOps: this.indexOps };
+    this.parent.apply(delta);
+    this.writes = new Map();
     this.indexOps = [];
     this.indexOpsByKey = new Map();
+    return delta;
+  }
+
+  /**
+   * Writes what another view wrote (its `commitTo` answer) into this one, as if the same
+   * writes were made here in the same order. Index ops are shared, never mutated.
+   */
+  apply(delta: ViewDelta): void {
+    for (const [k, v] of delta.writes) this.writes.set(k, v);
+    for (const o of delta.indexOps) this.pushIndexOp(o);
   }
 
   /** Keys this view itself wrote (values and indexes), before `commitTo`: what its transaction changed. */

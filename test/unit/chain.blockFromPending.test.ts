@@ -1,0 +1,147 @@
+/**
+ * A block of this node's own template is connected from the pending state (issue 18): its
+ * transactions' writes, recorded when the mempool connected them, are applied instead of
+ * connecting every transaction again. Two identical chains (same clock, same transactions) take
+ * the same block, one from its pending state and one as a fresh process would (every
+ * transaction connected, signatures from the mempool): every byte of both stores must match.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { decodeHeader, encodeHeader } from '../../server/chain/block/header.js';
+import { merkleRoot } from '../../server/chain/block/merkle.js';
+import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
+import { blockRewardNanos } from '../../server/chain/block/reward.js';
+import { Chain } from '../../server/chain/chain.js';
+import { PendingState } from '../../server/chain/mempool/pending.js';
+import { decodeTxn, encodeTxn, txnHash } from '../../server/chain/txn/envelope.js';
+import { encodeMetadata, TxnType } from '../../server/chain/txn/metadata.js';
+import { InlineCrypto } from '../../server/crypto/inline.js';
+import { MemoryStore } from '../../server/store/memory.js';
+import { solveHeader } from '../helpers/mining.js';
+import { newKey, signedTransfer, type TestKey } from '../helpers/transfers.js';
+
+const log = pino({ level: 'silent' });
+const crypto = new InlineCrypto();
+let clockMs = Number(DEV_CHAIN_PARAMS.genesisTstampSecs) * 1000 + 60_000;
+const now = (): number => clockMs;
+const stores = [new MemoryStore(), new MemoryStore()];
+const chains = stores.map((store) => new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log, now }));
+
+after(async () => {
+  for (const s of stores) await s.close();
+  await crypto.close();
+});
+
+/** Every value, counter and index of a memory store but block templates (a chain that built one keeps it), for comparing two stores byte for byte. */
+function dump(store: MemoryStore): Record<string, unknown> {
+  const s = store as unknown as { values: Map<string, { bytes: Buffer }>; counters: Map<string, number>; indexes: Map<string, string[]> };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of [...s.values].sort(([a], [b]) => (a < b ? -1 : 1))) if (!k.startsWith('chain:template:')) out[`v:${k}`] = v.bytes.toString('hex');
+  for (const [k, v] of s.counters) out[`c:${k}`] = v;
+  for (const [k, v] of s.indexes) if (v.length > 0) out[`x:${k}`] = [...v];
+  return out;
+}
+
+/**
+ * A solved block on `chain`'s tip paying `reward` (its template's time and target), holding
+ * `txns` after a reward of extra nonce 1: the same bytes whichever chain then processes it.
+ */
+async function blockOf(chain: Chain, reward: TestKey, txns: readonly Uint8Array[]): Promise<{ header: Uint8Array; txns: Uint8Array[] }> {
+  const template = await chain.blockTemplate(reward.pk, 1);
+  const fees = txns.reduce((a, t) => a + (decodeTxn(t).v1?.feeNanos ?? 0n), 0n);
+  const rewardTxn = encodeTxn({
+    inputs: [],
+    outputs: [{ publicKey: reward.pk, amountNanos: blockRewardNanos(template.height, DEV_CHAIN_PARAMS) + fees }],
+    txnType: TxnType.BLOCK_REWARD,
+    metadata: encodeMetadata({ type: 'BLOCK_REWARD', extraData: new Uint8Array([1]) }),
+    publicKey: new Uint8Array(0),
+    extraData: [],
+    signature: new Uint8Array(0),
+    v1: null,
+  });
+  const all = [rewardTxn, ...txns];
+  const unsolved = encodeHeader({ ...decodeHeader(template.headers[0]!), transactionMerkleRoot: merkleRoot(all.map(txnHash)) });
+  return { header: await solveHeader(crypto, unsolved, template.target), txns: all };
+}
+
+/** Counts how often a chain connected a block from its pending state. */
+function countFastPaths(): { count: number; restore: () => void } {
+  const original = PendingState.prototype.connectedPrefix;
+  const counter = { count: 0, restore: () => void (PendingState.prototype.connectedPrefix = original) };
+  PendingState.prototype.connectedPrefix = function (this: PendingState, ...args: Parameters<typeof original>) {
+    const r = original.apply(this, args);
+    if (r !== null) counter.count++;
+    return r;
+  };
+  return counter;
+}
+
+describe('a block connected from the pending state', () => {
+  it('writes exactly what connecting every transaction writes', async () => {
+    const [alice, bob, carol] = [newKey(), newKey(), newKey()];
+    for (const c of chains) await c.init();
+    // Both chains take the same first block: alice's reward.
+    const first = await blockOf(chains[0]!, alice, []);
+    for (const c of chains) assert.ok((await c.processBlock(first.header, first.txns)).isMainChain);
+    clockMs += 10_000;
+
+    // Dependent transfers (bob spends what alice sent him in the same block), and one that fails.
+    const signed = [
+      await signedTransfer(chains[0]!, crypto, alice, bob.pk, 50_000n),
+      await signedTransfer(chains[0]!, crypto, bob, carol.pk, 20_000n),
+      await signedTransfer(chains[0]!, crypto, alice, carol.pk, 7_000n),
+      await signedTransfer(chains[0]!, crypto, carol, bob.pk, 1_000n),
+    ];
+    for (const c of chains) for (const bytes of signed) await c.submitTransaction(bytes);
+    const overspend = await signedTransfer(chains[0]!, crypto, carol, alice.pk, 10n ** 15n);
+    for (const c of chains) await assert.rejects(c.submitTransaction(overspend));
+    assert.deepEqual(dump(stores[0]!), dump(stores[1]!), 'same mempool on both');
+
+    const fast = countFastPaths();
+    try {
+      const block = await blockOf(chains[0]!, carol, (await chains[0]!.mempool()).map((m) => m.bytes));
+      assert.equal(block.txns.length, 5);
+      const a = await chains[0]!.processBlock(block.header, block.txns);
+      assert.equal(fast.count, 1, 'the first chain applied its pending writes');
+      // A fresh process on the second store has no pending state of its own: it connects all.
+      const fresh = new Chain({ store: stores[1]!, crypto, params: DEV_CHAIN_PARAMS, log, now });
+      const b = await fresh.processBlock(block.header, block.txns);
+      assert.equal(fast.count, 1, 'the fresh process connected every transaction');
+      assert.ok(a.isMainChain && b.isMainChain);
+      assert.equal(a.hashHex, b.hashHex);
+    } finally {
+      fast.restore();
+    }
+    assert.deepEqual(dump(stores[0]!), dump(stores[1]!), 'both ways wrote the same bytes');
+    assert.equal(await chains[0]!.mempoolSize(), 0);
+  });
+
+  it('connects every transaction when the block is not a prefix of what the pending state connected', async () => {
+    const [dave, erin] = [newKey(), newKey()];
+    const chain = chains[0]!;
+    clockMs += 10_000;
+    const funding = await blockOf(chain, dave, []);
+    assert.ok((await chain.processBlock(funding.header, funding.txns)).isMainChain);
+    clockMs += 10_000;
+    const first = await signedTransfer(chain, crypto, dave, erin.pk, 3_000n);
+    const second = await signedTransfer(chain, crypto, dave, erin.pk, 4_000n);
+    await chain.submitTransaction(first);
+    await chain.submitTransaction(second);
+    const fast = countFastPaths();
+    try {
+      // A block of the second alone (another miner's choice): the pending state's first
+      // transaction is not in it, so its recorded writes (made after the first's) do not apply.
+      assert.equal((await chain.blockTemplate(dave.pk, 1)).stats.TxnCount, 2);
+      const block = await blockOf(chain, dave, [second]);
+      const r = await chain.processBlock(block.header, block.txns);
+      assert.ok(r.isMainChain, 'the block connected');
+      assert.equal(fast.count, 0, 'every transaction was connected');
+    } finally {
+      fast.restore();
+    }
+    // The first transfer is still pending and still connects on the new tip.
+    assert.equal(await chain.mempoolSize(), 1);
+    assert.equal((await chain.blockTemplate(dave.pk, 1)).stats.TxnCount, 1);
+  });
+});
