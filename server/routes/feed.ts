@@ -10,8 +10,8 @@
  *
  * Each post is the PostEntryResponse of routes/posts.ts with the poster's
  * ProfileEntryResponse (null without a profile), the reposted post's too, `IsPinned`, and —
- * with `AddGlobalFeedBool` — `InGlobalFeed`. `PostEntryReaderState` stays null and
- * `Comments` null (the reference returns no comments in this form either).
+ * with `AddGlobalFeedBool` — `InGlobalFeed`; `PostEntryReaderState` for the reader, when one
+ * is named. `Comments` stays null (the reference returns no comments in this form either).
  * @module
  */
 import type { AppDeps } from '../app.js';
@@ -97,7 +97,7 @@ export function feedRoutes(deps: AppDeps): Route[] {
           if (p === undefined) profiles.set(k, (p = profileEntryResponse(deps, state, pk33)));
           return p;
         };
-        const shape = (post: PostRecord, pinned: boolean): Promise<Record<string, unknown>> => entryResponse(deps, state, tip.height, post, pinned, body.AddGlobalFeedBool, profileOf);
+        const shape = (post: PostRecord, pinned: boolean): Promise<Record<string, unknown>> => entryResponse(deps, state, tip.height, post, pinned, body.AddGlobalFeedBool, profileOf, reader);
 
         let posts = await Promise.all(page.map((fp) => shape(fp.post, fp.pinned)));
         if (body.PostContent !== '') {
@@ -121,9 +121,10 @@ async function entryResponse(
   pinned: boolean,
   addGlobalFeedBool: boolean,
   profileOf: (pk33: Uint8Array) => Promise<Record<string, unknown> | null>,
+  reader: Uint8Array | null,
 ): Promise<Record<string, unknown>> {
   // As the reference: a post connected above the tip is still in the mempool.
-  const r = await postEntryResponse(state, post, deps.config.network, { inMempool: post.confirmationBlockHeight > tipHeight });
+  const r = await postEntryResponse(state, post, deps.config.network, { inMempool: post.confirmationBlockHeight > tipHeight, reader });
   r['ProfileEntryResponse'] = await profileOf(post.posterPublicKey);
   r['IsPinned'] = pinned;
   const reposted = r['RepostedPostEntryResponse'] as Record<string, unknown> | null;

@@ -10,7 +10,9 @@ import { creatorCoinRoutes } from './creatorCoins.js';
 import { daoCoinRoutes } from './daoCoins.js';
 import { derivedKeyRoutes } from './derivedKeys.js';
 import { feedRoutes } from './feed.js';
+import { followRoutes } from './follows.js';
 import { identityRoutes } from './identity.js';
+import { likeRoutes } from './likes.js';
 import { messageRoutes } from './messages.js';
 import { messageReadRoutes } from './messageReads.js';
 import { metaRoutes } from './meta.js';
@@ -48,5 +50,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     adminUserRoutes(deps),
     adminFeedRoutes(deps),
     adminChainRoutes(deps),
+    followRoutes(deps),
+    likeRoutes(deps),
   ];
 }

@@ -6,8 +6,9 @@
 import type { AppDeps } from '../app.js';
 import type { SubmittedTxn } from '../chain/chain.js';
 import { chainKeys } from '../chain/state/keys.js';
-import { getPost, parsePostBody, type PostRecord } from '../chain/state/posts.js';
-import type { StateReader } from '../chain/state/reader.js';
+import { isLikedBy } from '../chain/state/likes.js';
+import { getPost, parsePostBody, postKeys, type PostRecord } from '../chain/state/posts.js';
+import type { StateIndexReader } from '../chain/state/reader.js';
 import { decodeMetadata, TxnType, type SubmitPostMetadata } from '../chain/txn/metadata.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
 import { toHex } from '../hex.js';
@@ -27,19 +28,41 @@ export interface PostEntryResponseOptions {
   inMempool: boolean;
   /** Embed the reposted post (one level). @default true */
   withReposted?: boolean;
+  /** The reader (33-byte key) whose PostEntryReaderState to answer; none: null, as the reference. */
+  reader?: Uint8Array | null;
 }
 
 /**
- * The reference's PostEntryResponse for a stored post: the post's own fields and counters.
- * Reader state, the poster's ProfileEntryResponse and the comment tree are left to read routes.
+ * The reference's PostEntryReaderState (core GetPostEntryReaderState): the reader's like of the
+ * post (likes are keyed by public key), and the reader's vanilla repost of it: named even when
+ * hidden, `RepostedByReader` only while shown. Quote reposts do not count. No diamond
+ * transaction connects on this chain yet, so no reader has bestowed a level: 0.
  */
-export async function postEntryResponse(state: StateReader, post: PostRecord, network: Network, opts: PostEntryResponseOptions): Promise<Record<string, unknown>> {
+export async function postEntryReaderState(state: StateIndexReader, post: PostRecord, reader: Uint8Array): Promise<Record<string, unknown>> {
+  const [liked, repostHex] = await Promise.all([isLikedBy(state, reader, post.postHash), state.get<string>(postKeys.repost(reader, post.postHash))]);
+  const repost = repostHex === undefined ? undefined : await getPost(state, Buffer.from(repostHex, 'hex'));
+  return {
+    LikedByReader: liked,
+    DiamondLevelBestowed: 0,
+    RepostedByReader: repost !== undefined && !repost.isHidden,
+    RepostPostHashHex: repostHex ?? '',
+  };
+}
+
+/**
+ * The reference's PostEntryResponse for a stored post: the post's own fields and counters
+ * (`LikeCount` as LIKE keeps it), and with `reader` its PostEntryReaderState. The poster's
+ * ProfileEntryResponse and the comment tree are left to read routes.
+ */
+export async function postEntryResponse(state: StateIndexReader, post: PostRecord, network: Network, opts: PostEntryResponseOptions): Promise<Record<string, unknown>> {
   const body = parsePostBody(post);
+  const reader = opts.reader ?? null;
   let reposted: Record<string, unknown> | null = null;
   if (post.repostedPostHash !== null && opts.withReposted !== false) {
     const r = await getPost(state, post.repostedPostHash);
-    if (r !== undefined) reposted = await postEntryResponse(state, r, network, { inMempool: false, withReposted: false });
+    if (r !== undefined) reposted = await postEntryResponse(state, r, network, { inMempool: false, withReposted: false, reader });
   }
+  const readerState = reader === null ? null : await postEntryReaderState(state, post, reader);
   return {
     PostHashHex: toHex(post.postHash),
     PosterPublicKeyBase58Check: encodePublicKey(post.posterPublicKey, network),
@@ -58,7 +81,7 @@ export async function postEntryResponse(state: StateReader, post: PostRecord, ne
     Comments: null,
     LikeCount: post.likeCount,
     DiamondCount: post.diamondCount,
-    PostEntryReaderState: null,
+    PostEntryReaderState: readerState,
     IsPinned: false,
     PostExtraData: extraDataJson(post.postExtraData, network),
     CommentCount: post.commentCount,

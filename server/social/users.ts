@@ -14,6 +14,7 @@ import type { AppDeps } from '../app.js';
 import { getBalance } from '../chain/state/balances.js';
 import { creatorCoinKeys, getHolding } from '../chain/state/creatorCoins.js';
 import { derivedKeysOfOwner, isDerivedKeyValid, type DerivedKeyRecord } from '../chain/state/derivedKeys.js';
+import { followPage } from '../chain/state/follows.js';
 import { getPost, hashesOfMembers, postKeys, type PostRecord } from '../chain/state/posts.js';
 import { getProfile, lockedMember, pkOfLockedMember, profileKeys, publicKeyForUsername, type ProfileRecord } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
@@ -171,8 +172,8 @@ async function fillUser(deps: AppDeps, state: StateIndexReader, user: Record<str
   if (profile !== undefined) user['ProfileEntryResponse'] = await profileRecordResponse(deps, state, profile);
   if (!req.skipForLeaderboard || req.includeBalance) user['BalanceNanos'] = await getBalance(state, pk33);
   if (!req.skipForLeaderboard) {
-    // No FOLLOW transactions are connected on this chain: nobody follows anyone yet.
-    user['PublicKeysBase58CheckFollowedByUser'] = [];
+    // Every key the user follows, sorted (the follow index's order is the Base58Check order).
+    user['PublicKeysBase58CheckFollowedByUser'] = (await followPage(state, pk33, 'following')).map((pk) => b58(pk, network));
     user['UsersYouHODL'] = await usersYouHodl(deps, state, pk33, hideHex);
     user['UsersWhoHODLYouCount'] = await state.indexSize(creatorCoinKeys.holders(pk33));
     const meta = await getUserMetadata(deps.store, pk33);

@@ -16,6 +16,8 @@ import { messageHandlers } from './messages.js';
 import { postHandlers } from './posts.js';
 import { profileHandlers } from './profiles.js';
 import { swapIdentityHandlers } from './swapIdentity.js';
+import { followHandlers } from './follows.js';
+import { likeHandlers } from './likes.js';
 
 /** A rule module's contribution: handlers for the types it owns. */
 export type HandlerEntry = readonly [txnType: number, handler: TypeHandler];
@@ -39,4 +41,6 @@ export const TYPE_HANDLERS: ReadonlyMap<number, TypeHandler> = new Map<number, T
   ...messageHandlers,
   ...globalParamsHandlers,
   ...swapIdentityHandlers,
+  ...followHandlers,
+  ...likeHandlers,
 ]);

@@ -8,7 +8,8 @@
  *
  * - the profiles (username, description, picture, creator-coin totals; usernames re-indexed);
  * - creator-coin holdings, in both roles (coins the key holds, holdings of the key's coin);
- * - the DAO coin entry and DAO coin balances, in both roles.
+ * - the DAO coin entry and DAO coin balances, in both roles;
+ * - follows, in both roles (state/follows.ts swapFollows).
  *
  * Unchanged, as in core (keyed by public key there too): native balances, nonces, posts,
  * likes, reposts, derived keys, access groups and messages.
@@ -30,6 +31,7 @@ import { toHex, fromHex } from '../../hex.js';
 import { isValidCompressedPoint } from '../../keys/index.js';
 import { creatorCoinKeys, getHolding, putHolding, type HoldingRecord } from '../state/creatorCoins.js';
 import { daoCoinKeys, getDAOCoinBalance, setDAOCoinBalance, type DAOCoinEntry } from '../state/daoCoins.js';
+import { swapFollows } from '../state/follows.js';
 import { getProfile, lockedMember, profileKeys, putProfile } from '../state/profiles.js';
 import type { StateView } from '../state/view.js';
 import type { TxnEnvelope } from '../txn/envelope.js';
@@ -119,6 +121,7 @@ export async function swapIdentities(view: StateView, a: Uint8Array, b: Uint8Arr
   await swapProfiles(view, a, b);
   await swapCreatorCoinHoldings(view, a, b);
   await swapDAOCoins(view, a, b);
+  await swapFollows(view, a, b);
 }
 
 function checkKey(pk: Uint8Array, which: 'From' | 'To'): void {

@@ -15,6 +15,8 @@
  * | `d:`, `g:`, indexes `d-ts:`, `d-rows:`, `g-ts:` | DMs and group chats (messages.ts)          |
  * | `ag:`, `agm:`, indexes `ag-owned:`, `agm-m:`, `agm-of:` | access groups (accessGroups.ts)    |
  * | `o:`, indexes `o-book:`, `o-by:`       | DAO coin limit orders (daoCoinLimitOrders.ts)      |
+ * | indexes `F:`, `Fby:`                   | follows, by follower and by followed (follows.ts)  |
+ * | indexes `L:`, `Lby:`                   | likes, by post and by liker (likes.ts)             |
  * | `chain:blockwrites:<height>`           | keys the last 33 blocks wrote (BlockWritesRecord)  |
  * | `chain:…`                              | posts, coins, derived keys, global params (hex)    |
  *
