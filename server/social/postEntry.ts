@@ -5,8 +5,9 @@
  */
 import type { AppDeps } from '../app.js';
 import type { SubmittedTxn } from '../chain/chain.js';
+import { getDiamondLevel } from '../chain/state/diamonds.js';
 import { chainKeys } from '../chain/state/keys.js';
-import { getPost, parsePostBody, type PostRecord } from '../chain/state/posts.js';
+import { getPost, parsePostBody, postKeys, type PostRecord } from '../chain/state/posts.js';
 import type { StateReader } from '../chain/state/reader.js';
 import { decodeMetadata, TxnType, type SubmitPostMetadata } from '../chain/txn/metadata.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
@@ -27,6 +28,29 @@ export interface PostEntryResponseOptions {
   inMempool: boolean;
   /** Embed the reposted post (one level). @default true */
   withReposted?: boolean;
+  /**
+   * Whose PostEntryReaderState to add (null: no reader, every field false or 0, as core answers
+   * a nil reader); absent: `PostEntryReaderState: null`.
+   */
+  reader?: Uint8Array | null;
+}
+
+/**
+ * Core's GetPostEntryReaderState: what `reader` did to `post`. DiamondLevelBestowed is the level
+ * of the reader's diamond on the post (state/diamonds.ts); RepostPostHashHex the reader's
+ * vanilla repost of it even when hidden, RepostedByReader that repost when not hidden.
+ * LikedByReader is false: this chain connects no LIKE transactions, so no like exists.
+ */
+export async function postEntryReaderState(state: StateReader, reader: Uint8Array | null, post: Pick<PostRecord, 'postHash'>): Promise<Record<string, unknown>> {
+  if (reader === null) return { LikedByReader: false, DiamondLevelBestowed: 0, RepostedByReader: false, RepostPostHashHex: '' };
+  const [diamondLevel, repostHex] = await Promise.all([getDiamondLevel(state, post.postHash, reader), state.get<string>(postKeys.repost(reader, post.postHash))]);
+  const repost = repostHex === undefined ? undefined : await getPost(state, new Uint8Array(Buffer.from(repostHex, 'hex')));
+  return {
+    LikedByReader: false,
+    DiamondLevelBestowed: diamondLevel,
+    RepostedByReader: repost !== undefined && !repost.isHidden,
+    RepostPostHashHex: repostHex ?? '',
+  };
 }
 
 /**
@@ -38,7 +62,7 @@ export async function postEntryResponse(state: StateReader, post: PostRecord, ne
   let reposted: Record<string, unknown> | null = null;
   if (post.repostedPostHash !== null && opts.withReposted !== false) {
     const r = await getPost(state, post.repostedPostHash);
-    if (r !== undefined) reposted = await postEntryResponse(state, r, network, { inMempool: false, withReposted: false });
+    if (r !== undefined) reposted = await postEntryResponse(state, r, network, { inMempool: false, withReposted: false, ...(opts.reader === undefined ? {} : { reader: opts.reader }) });
   }
   return {
     PostHashHex: toHex(post.postHash),
@@ -58,7 +82,7 @@ export async function postEntryResponse(state: StateReader, post: PostRecord, ne
     Comments: null,
     LikeCount: post.likeCount,
     DiamondCount: post.diamondCount,
-    PostEntryReaderState: null,
+    PostEntryReaderState: opts.reader === undefined ? null : await postEntryReaderState(state, opts.reader, post),
     IsPinned: false,
     PostExtraData: extraDataJson(post.postExtraData, network),
     CommentCount: post.commentCount,
