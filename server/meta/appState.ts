@@ -1,19 +1,14 @@
+import { DIAMOND_LEVEL_NANOS } from '../chain/rules/diamonds.js';
 import type { Config } from '../config.js';
 
 /**
- * Diamond level → nanos sent with a diamond of that level (core `DiamondLevelMap`); each level
- * is ten times the previous one.
+ * Diamond level → nanos sent with a diamond of that level: the chain's own table
+ * (rules/diamonds.ts DIAMOND_LEVEL_NANOS, core `DiamondLevelMap`); each level is ten times the
+ * previous one.
  */
-export const DIAMOND_LEVEL_MAP: Readonly<Record<string, number>> = Object.freeze({
-  '1': 50_000,
-  '2': 500_000,
-  '3': 5_000_000,
-  '4': 50_000_000,
-  '5': 500_000_000,
-  '6': 5_000_000_000,
-  '7': 50_000_000_000,
-  '8': 500_000_000_000,
-});
+export const DIAMOND_LEVEL_MAP: Readonly<Record<string, number>> = Object.freeze(
+  Object.fromEntries(DIAMOND_LEVEL_NANOS.slice(1).map((nanos, i) => [String(i + 1), Number(nanos)])),
+);
 
 /** get-app-state response, spec §2.9 (reference names with DeSo→Native, vendor names generic). */
 export interface AppState {

@@ -124,7 +124,7 @@ async function entryResponse(
   reader: Uint8Array | null,
 ): Promise<Record<string, unknown>> {
   // As the reference: a post connected above the tip is still in the mempool.
-  const r = await postEntryResponse(state, post, deps.config.network, { inMempool: post.confirmationBlockHeight > tipHeight, reader });
+  const r = await postEntryResponse(state, post, deps.config.network, { inMempool: post.confirmationBlockHeight > tipHeight, ...(reader === null ? {} : { reader }) });
   r['ProfileEntryResponse'] = await profileOf(post.posterPublicKey);
   r['IsPinned'] = pinned;
   const reposted = r['RepostedPostEntryResponse'] as Record<string, unknown> | null;

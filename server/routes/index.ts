@@ -9,6 +9,7 @@ import { accessGroupReadRoutes } from './accessGroupReads.js';
 import { creatorCoinRoutes } from './creatorCoins.js';
 import { daoCoinRoutes } from './daoCoins.js';
 import { derivedKeyRoutes } from './derivedKeys.js';
+import { diamondRoutes } from './diamonds.js';
 import { feedRoutes } from './feed.js';
 import { followRoutes } from './follows.js';
 import { identityRoutes } from './identity.js';
@@ -47,6 +48,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tutorialRoutes(deps),
     userRoutes(deps),
     feedRoutes(deps),
+    diamondRoutes(deps),
     adminUserRoutes(deps),
     adminFeedRoutes(deps),
     adminChainRoutes(deps),

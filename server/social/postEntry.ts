@@ -5,6 +5,7 @@
  */
 import type { AppDeps } from '../app.js';
 import type { SubmittedTxn } from '../chain/chain.js';
+import { getDiamondLevel } from '../chain/state/diamonds.js';
 import { chainKeys } from '../chain/state/keys.js';
 import { isLikedBy } from '../chain/state/likes.js';
 import { getPost, parsePostBody, postKeys, type PostRecord } from '../chain/state/posts.js';
@@ -28,22 +29,30 @@ export interface PostEntryResponseOptions {
   inMempool: boolean;
   /** Embed the reposted post (one level). @default true */
   withReposted?: boolean;
-  /** The reader (33-byte key) whose PostEntryReaderState to answer; none: null, as the reference. */
+  /**
+   * Whose PostEntryReaderState to add (null: no reader, every field false or 0, as core answers
+   * a nil reader); absent: `PostEntryReaderState: null`.
+   */
   reader?: Uint8Array | null;
 }
 
 /**
- * The reference's PostEntryReaderState (core GetPostEntryReaderState): the reader's like of the
- * post (likes are keyed by public key), and the reader's vanilla repost of it: named even when
- * hidden, `RepostedByReader` only while shown. Quote reposts do not count. No diamond
- * transaction connects on this chain yet, so no reader has bestowed a level: 0.
+ * Core's GetPostEntryReaderState: what `reader` did to `post`: its like (likes are keyed by
+ * public key), the level of its diamond (state/diamonds.ts), its vanilla repost of it, named in
+ * RepostPostHashHex even when hidden, RepostedByReader only while shown (quote reposts do not
+ * count). A null reader did nothing.
  */
-export async function postEntryReaderState(state: StateIndexReader, post: PostRecord, reader: Uint8Array): Promise<Record<string, unknown>> {
-  const [liked, repostHex] = await Promise.all([isLikedBy(state, reader, post.postHash), state.get<string>(postKeys.repost(reader, post.postHash))]);
+export async function postEntryReaderState(state: StateIndexReader, post: Pick<PostRecord, 'postHash'>, reader: Uint8Array | null): Promise<Record<string, unknown>> {
+  if (reader === null) return { LikedByReader: false, DiamondLevelBestowed: 0, RepostedByReader: false, RepostPostHashHex: '' };
+  const [liked, diamondLevel, repostHex] = await Promise.all([
+    isLikedBy(state, reader, post.postHash),
+    getDiamondLevel(state, post.postHash, reader),
+    state.get<string>(postKeys.repost(reader, post.postHash)),
+  ]);
   const repost = repostHex === undefined ? undefined : await getPost(state, Buffer.from(repostHex, 'hex'));
   return {
     LikedByReader: liked,
-    DiamondLevelBestowed: 0,
+    DiamondLevelBestowed: diamondLevel,
     RepostedByReader: repost !== undefined && !repost.isHidden,
     RepostPostHashHex: repostHex ?? '',
   };
@@ -56,13 +65,11 @@ export async function postEntryReaderState(state: StateIndexReader, post: PostRe
  */
 export async function postEntryResponse(state: StateIndexReader, post: PostRecord, network: Network, opts: PostEntryResponseOptions): Promise<Record<string, unknown>> {
   const body = parsePostBody(post);
-  const reader = opts.reader ?? null;
   let reposted: Record<string, unknown> | null = null;
   if (post.repostedPostHash !== null && opts.withReposted !== false) {
     const r = await getPost(state, post.repostedPostHash);
-    if (r !== undefined) reposted = await postEntryResponse(state, r, network, { inMempool: false, withReposted: false, reader });
+    if (r !== undefined) reposted = await postEntryResponse(state, r, network, { inMempool: false, withReposted: false, ...(opts.reader === undefined ? {} : { reader: opts.reader }) });
   }
-  const readerState = reader === null ? null : await postEntryReaderState(state, post, reader);
   return {
     PostHashHex: toHex(post.postHash),
     PosterPublicKeyBase58Check: encodePublicKey(post.posterPublicKey, network),
@@ -81,7 +88,7 @@ export async function postEntryResponse(state: StateIndexReader, post: PostRecor
     Comments: null,
     LikeCount: post.likeCount,
     DiamondCount: post.diamondCount,
-    PostEntryReaderState: readerState,
+    PostEntryReaderState: opts.reader === undefined ? null : await postEntryReaderState(state, post, opts.reader),
     IsPinned: false,
     PostExtraData: extraDataJson(post.postExtraData, network),
     CommentCount: post.commentCount,

@@ -143,6 +143,20 @@ export function updateTutorialStatus(store: Store, pk33: Uint8Array, u: Tutorial
   }));
 }
 
+/**
+ * send-diamonds with `InTutorial` (reference SendDiamonds): the tutorial's diamond step, from
+ * InvestInYourselfComplete to GiveADiamondComplete; refused from any other state.
+ * @throws {TutorialError}
+ */
+export function completeTutorialDiamond(store: Store, pk33: Uint8Array): Promise<TutorialRecord> {
+  return updateTutorial(store, pk33, (current) => {
+    if (current.status !== 'InvestInYourselfComplete') {
+      throw new TutorialError('TUTORIAL_BAD_STATE', 'invalid', 'SendDiamonds: User should not be sending diamonds at this point in the tutorial');
+    }
+    return { ...current, status: 'GiveADiamondComplete' };
+  });
+}
+
 /** admin/reset-tutorial-status: back to not started, counters and restriction cleared. */
 export async function resetTutorialStatus(store: Store, pk33: Uint8Array): Promise<void> {
   await store.delete(tutorialKeys.status(pk33));

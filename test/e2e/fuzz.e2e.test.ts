@@ -990,6 +990,60 @@ describe('oversized batches', () => {
   });
 });
 
+describe('diamond routes, around the fuzzer\'s real post', () => {
+  // Mostly real values, so that many requests reach the rules and some diamonds are built.
+  const key = (): fc.Arbitrary<string> => fc.oneof({ weight: 6, arbitrary: fc.constantFrom(user.pk, n.miner.pk, superAdmin.pk, '') }, { weight: 1, arbitrary: fc.constantFrom(...badKeys(user)) });
+  const hash = (): fc.Arbitrary<string> => fc.oneof({ weight: 3, arbitrary: fc.constantFrom(postHashHex, postHashHex.toUpperCase()) }, { weight: 1, arbitrary: hexString(70) }, { weight: 1, arbitrary: fc.constantFrom(...BAD_HEX, '') });
+  const count = (): fc.Arbitrary<unknown> => fc.oneof({ weight: 3, arbitrary: fc.integer({ min: -1, max: 9 }) }, { weight: 1, arbitrary: fc.constantFrom(...HUGE_NUMBERS) });
+
+  before(async () => {
+    // One mined diamond (the miner's, on the user's post), so the reads have something to walk.
+    const c = await n.ok('send-diamonds', { SenderPublicKeyBase58Check: n.miner.pk, ReceiverPublicKeyBase58Check: user.pk, DiamondPostHashHex: postHashHex, DiamondLevel: 1, MinFeeRateNanosPerKB: 1000 });
+    await n.submit(c['TransactionHex'] as string, n.miner, 'sdk');
+  });
+
+  it('send-diamonds with real and bad keys, hashes and levels: no 5xx, {"error"} refusals that change nothing, and what is built pays the author', async () => {
+    let built = 0;
+    const body = fc.record({
+      SenderPublicKeyBase58Check: key(),
+      ReceiverPublicKeyBase58Check: key(),
+      DiamondPostHashHex: hash(),
+      DiamondLevel: count(),
+      InTutorial: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+      MinFeeRateNanosPerKB: fc.constant(1000),
+    });
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const res = await fuzzRequest(n, { method: 'POST', path: '/api/v0/send-diamonds', body: serialize(b), contentType: 'application/json' });
+        if (res.status !== 200) return;
+        built++;
+        // Any key but the post's author may diamond it (construction does not weigh balances).
+        const txn = decodeTxn(new Uint8Array(Buffer.from(JSON.parse(res.text).TransactionHex as string, 'hex')));
+        assert.equal(txn.txnType, 2, 'a diamond is a BASIC_TRANSFER');
+        assert.deepEqual(txn.outputs.map((o) => encodePublicKey(o.publicKey, 'testnet')), [user.pk], 'paying the post\'s author');
+      }),
+      fcOptions(120),
+    );
+    assert.ok(built > 0, 'some diamonds were built');
+  });
+
+  it('the diamond reads with real and bad keys, hashes and pages: no 5xx, {"error"} refusals', async () => {
+    const request = fc.oneof(
+      fc.record({ PublicKeyBase58Check: key(), FetchYouDiamonded: fc.boolean() }).map((b) => ['get-diamonds-for-public-key', b] as const),
+      fc.record({ PostHashHex: hash(), Offset: count(), Limit: count(), ReaderPublicKeyBase58Check: key() }).map((b) => ['get-diamonds-for-post', b] as const),
+      fc
+        .record({ ReceiverPublicKeyBase58Check: key(), ReceiverUsername: fc.constantFrom('', USERNAME, 'nobody', '\ud800'), SenderPublicKeyBase58Check: key(), StartPostHashHex: hash(), NumToFetch: count(), ReaderPublicKeyBase58Check: key() })
+        .map((b) => ['get-diamonded-posts', b] as const),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async ([path, b]) => {
+        await fuzzRequest(n, { method: 'POST', path: `/api/v0/${path}`, body: serialize(b), contentType: 'application/json' });
+      }),
+      fcOptions(80),
+    );
+  });
+});
+
 describe('regressions found by this fuzzer', () => {
   const rawPost = (path: string, text: string): Promise<Res> => send(n, { method: 'POST', path: `/api/v0/${path}`, body: text, contentType: 'application/json' });
 

@@ -11,6 +11,7 @@ import { creatorCoinHandlers } from './creatorCoins.js';
 import { daoCoinHandlers } from './daoCoins.js';
 import { daoCoinLimitOrderHandlers } from './daoCoinLimitOrders.js';
 import { derivedKeyHandlers } from './derivedKeys.js';
+import { connectDiamond } from './diamonds.js';
 import { globalParamsHandlers } from './globalParams.js';
 import { messageHandlers } from './messages.js';
 import { postHandlers } from './posts.js';
@@ -24,8 +25,10 @@ export type HandlerEntry = readonly [txnType: number, handler: TypeHandler];
 
 const basicTransfer: HandlerEntry = [
   TxnType.BASIC_TRANSFER,
-  async (_view, txn) => {
+  async (view, txn) => {
     if (txn.metadata.length !== 0) throw new RuleError('RuleErrorBasicTransferMetadataNotEmpty', `metadata has ${txn.metadata.length} bytes`);
+    // A transfer with ExtraData DiamondPostHash is a diamond (rules/diamonds.ts).
+    await connectDiamond(view, txn);
   },
 ];
 

@@ -20,6 +20,9 @@
  * - creator-coin holding records whose balance is zero (kept out of the holder indexes; they
  *   only decide "no balance entry" vs "insufficient coins" on a later sell);
  * - node-side data keyed by public key (verification badges, referral codes, user metadata).
+ * - diamonds (state/diamonds.ts): core's entries name sender and receiver by PKID, so a swap
+ *   hands them to the other key; here they stay with the public keys, beside the posts they
+ *   point at (which stay with their public keys in core too).
  *
  * Checks, in core's order: param updater (`RuleErrorSwapIdentityIsParamUpdaterOnly`), non-zero
  * input (fee + outputs, `RuleErrorProfileUpdateRequiresNonZeroInput`), From then To a 33-byte

@@ -17,6 +17,7 @@
  * | `o:`, indexes `o-book:`, `o-by:`       | DAO coin limit orders (daoCoinLimitOrders.ts)      |
  * | indexes `F:`, `Fby:`                   | follows, by follower and by followed (follows.ts)  |
  * | indexes `L:`, `Lby:`                   | likes, by post and by liker (likes.ts)             |
+ * | `D:`, `Dsum:`, indexes `Dpost:`, `Drecv:`, `Dgave:`, `Dpair:` | diamonds (diamonds.ts)  |
  * | `chain:blockwrites:<height>`           | keys the last 33 blocks wrote (BlockWritesRecord)  |
  * | `chain:…`                              | posts, coins, derived keys, global params (hex)    |
  *
