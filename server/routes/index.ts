@@ -18,6 +18,7 @@ import { minerRoutes } from './miner.js';
 import { nodeRoutes } from './node.js';
 import { orderBookRoutes } from './orderBook.js';
 import { postRoutes } from './posts.js';
+import { postReadRoutes } from './postReads.js';
 import { profileRoutes } from './profiles.js';
 import { referralRoutes } from './referrals.js';
 import { transactionRoutes } from './transactions.js';
@@ -45,6 +46,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tutorialRoutes(deps),
     userRoutes(deps),
     feedRoutes(deps),
+    postReadRoutes(deps),
     adminUserRoutes(deps),
     adminFeedRoutes(deps),
     adminChainRoutes(deps),
