@@ -76,6 +76,7 @@ export class PostReads {
   private readonly profiles = new Map<string, Promise<Record<string, unknown> | null>>();
   private readonly flags = new Map<string, Promise<{ blacklisted: boolean; graylisted: boolean }>>();
   private readonly hasProfiles = new Map<string, Promise<boolean>>();
+  private readonly blocks = new Map<string, Promise<Set<string>>>();
 
   constructor(readonly ctx: PostReadContext) {}
 
@@ -90,6 +91,14 @@ export class PostReads {
     const k = toHex(pk33);
     let p = this.hasProfiles.get(k);
     if (p === undefined) this.hasProfiles.set(k, (p = getProfile(this.ctx.state, pk33).then((x) => x !== undefined)));
+    return p;
+  }
+
+  /** The public keys (hex) `pk33` blocked on this node. */
+  blocksOf(pk33: Uint8Array): Promise<Set<string>> {
+    const k = toHex(pk33);
+    let p = this.blocks.get(k);
+    if (p === undefined) this.blocks.set(k, (p = blockedKeysHex(this.ctx.deps.store, pk33)));
     return p;
   }
 
@@ -225,7 +234,7 @@ async function commentsOf(t: Thread, parent: PostRecord, level: number): Promise
   const leafLimit = req.threadLeafLimit;
   const limit = Math.min(level === 0 ? req.commentLimit : leafLimit === -1 ? Number.MAX_SAFE_INTEGER : Math.max(leafLimit, 0), t.budget);
   if (limit <= 0) return null;
-  const parentBlocks = await blockedKeysHex(reads.ctx.deps.store, parent.posterPublicKey);
+  const parentBlocks = await reads.blocksOf(parent.posterPublicKey);
   const shown = (m: PostMember): boolean => {
     const h = toHex(m.poster);
     return !t.blocked.has(h) && (!parentBlocks.has(h) || sameKey(m.poster, parent.posterPublicKey));
@@ -251,7 +260,7 @@ async function commentsOf(t: Thread, parent: PostRecord, level: number): Promise
 
 /** get-single-post's `PostFound`. */
 export async function singlePost(reads: PostReads, req: SinglePostRequest): Promise<Record<string, unknown>> {
-  const { state, reader, deps } = reads.ctx;
+  const { state, reader } = reads.ctx;
   const post = await getPost(state, req.postHash);
   if (post === undefined) throw new PostReadError('GetSinglePost: Could not find postEntry for PostHashHex');
   if ((await reads.moderation(post.posterPublicKey)).blacklisted) throw new PostReadError('GetSinglePost: The poster public key for this post is restricted.');
@@ -260,8 +269,8 @@ export async function singlePost(reads: PostReads, req: SinglePostRequest): Prom
   // As the reference: the thread's root is the first parent when parents were fetched, else the post itself.
   const root = truncated ? null : (parents[0] ?? post);
   const [readerBlocks, rootBlocks] = await Promise.all([
-    reader === null ? new Set<string>() : blockedKeysHex(deps.store, reader),
-    root === null ? new Set<string>() : blockedKeysHex(deps.store, root.posterPublicKey),
+    reader === null ? new Set<string>() : reads.blocksOf(reader),
+    root === null ? new Set<string>() : reads.blocksOf(root.posterPublicKey),
   ]);
   const blocked = new Set([...readerBlocks, ...rootBlocks]);
 
@@ -327,8 +336,8 @@ export interface FeedPageRequest {
  * without authors the reader blocked.
  */
 export async function recentPostsPage(reads: PostReads, req: FeedPageRequest): Promise<PostRecord[]> {
-  const { state, reader, deps } = reads.ctx;
-  const blocked = reader === null ? new Set<string>() : await blockedKeysHex(deps.store, reader);
+  const { state, reader } = reads.ctx;
+  const blocked = reader === null ? new Set<string>() : await reads.blocksOf(reader);
   const members = await filteredPage(state, {
     key: req.mediaRequired ? postIndexKeys.recentWithMedia : postIndexKeys.recent,
     offset: 0,
@@ -349,9 +358,9 @@ export type FollowedBy = (state: StateIndexReader, pk33: Uint8Array) => Promise<
  * a page from each followed account's index, so a page costs (accounts followed × page).
  */
 export async function followFeedPage(reads: PostReads, followed: readonly Uint8Array[], req: FeedPageRequest): Promise<PostRecord[]> {
-  const { state, reader, deps } = reads.ctx;
+  const { state, reader } = reads.ctx;
   if (req.numToFetch === 0) return [];
-  const blocked = reader === null ? new Set<string>() : await blockedKeysHex(deps.store, reader);
+  const blocked = reader === null ? new Set<string>() : await reads.blocksOf(reader);
   const accounts = [...new Map(followed.slice(0, MAX_FOLLOWED_READ).map((pk) => [toHex(pk), pk] as const)).values()];
   const shown = await Promise.all(accounts.map(async (pk) => !blocked.has(toHex(pk)) && !(await reads.moderation(pk)).blacklisted));
   const after = req.start === null ? undefined : postMember(req.start);
