@@ -1,29 +1,27 @@
 /**
- * Feed reads: `get-posts-stateless` in its global-feed form (reference backend routes/post.go
- * GetPostsStateless with `GetPostsForGlobalWhitelist: true`): the posts admins put on the
- * global feed (admin/update-global-feed) newest first, pinned posts (admin/pin-post) on top
- * of the first page, paged by `PostHashHex` (start after that post) and `NumToFetch`.
- * Which posts a page holds is server/social/feed.ts's globalFeedPage.
+ * Feed reads: `get-posts-stateless` (reference backend routes/post.go GetPostsStateless; facts
+ * in social-graph.md §5.4), paged by `PostHashHex` (start after that post) and `NumToFetch`:
+ * - no feed flag: all recent posts, newest first (social/postReads.ts recentPostsPage);
+ * - `GetPostsForGlobalWhitelist`: the posts admins put on the global feed (admin/update-global-feed)
+ *   newest first, pinned posts (admin/pin-post) on top of the first page (social/feed.ts
+ *   globalFeedPage);
+ * - `GetPostsForFollowFeed`: posts of the accounts the reader follows (postReads.ts
+ *   followFeedPage), served once the node is given the follow state's reader (`followedBy`);
+ *   without one it is refused with 400, as posts by coin value (`GetPostsByDESO`) are.
  *
- * The other forms of the reference route (follow feed, posts by coin value, all posts by
- * time) are refused with 400: this node does not serve them.
- *
- * Each post is the PostEntryResponse of routes/posts.ts with the poster's
- * ProfileEntryResponse (null without a profile), the reposted post's too, `IsPinned`, and —
- * with `AddGlobalFeedBool` — `InGlobalFeed`; `PostEntryReaderState` for the reader, when one
- * is named. `Comments` stays null (the reference returns no comments in this form either).
+ * Each post is a PostEntryResponse with the poster's ProfileEntryResponse (null without a
+ * profile), the reposted post's (two levels, each with profile and reader state),
+ * `PostEntryReaderState` when a reader is given, `IsPinned`, and — with `AddGlobalFeedBool` —
+ * `InGlobalFeed`. `Comments` stay null (the reference returns none here either).
  * @module
  */
 import type { AppDeps } from '../app.js';
 import { getPost, type PostRecord } from '../chain/state/posts.js';
-import type { StateIndexReader } from '../chain/state/reader.js';
-import { toHex } from '../hex.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { globalFeedPage, isInGlobalFeed, parsePostHashHex } from '../social/feed.js';
-import { profileEntryResponse } from '../social/profileEntry.js';
-import { postEntryResponse } from '../social/postEntry.js';
+import { globalFeedPage, parsePostHashHex, type FeedPost } from '../social/feed.js';
+import { followFeedPage, PostReads, recentPostsPage, type FollowedBy } from '../social/postReads.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 /** The reference's default page size. */
@@ -50,6 +48,9 @@ export const getPostsStatelessBody = v.object({
   /** Only posts with an image or a video. */
   MediaRequired: v.optional(v.boolean(), false),
   AddGlobalFeedBool: v.optional(v.boolean(), false),
+  /** Only NFTs: there are none on this chain. */
+  OnlyNFTs: v.optional(v.boolean(), false),
+  OnlyPosts: v.optional(v.boolean(), false),
 });
 
 const P = 'GetPostsStateless: ';
@@ -60,19 +61,22 @@ const newestFirst = (a: Record<string, unknown>, b: Record<string, unknown>): nu
   return x === y ? 0 : x > y ? -1 : 1;
 };
 
-export function feedRoutes(deps: AppDeps): Route[] {
+/** `followedBy`: the follow state's reader; absent, the follow feed is refused. */
+export function feedRoutes(deps: AppDeps, followedBy?: FollowedBy): Route[] {
   const network = deps.config.network;
   return [
     route({
       method: 'POST',
       path: '/get-posts-stateless',
-      summary: 'The global feed: pinned posts, then the posts admins put on the feed, newest first (GetPostsForGlobalWhitelist form only)',
+      summary: 'Recent posts newest first, the global feed (GetPostsForGlobalWhitelist: pinned posts, then the posts admins put on it) or the follow feed (GetPostsForFollowFeed)',
       body: getPostsStatelessBody,
       async handle({ body }) {
-        if (body.GetPostsForFollowFeed) throw badRequest(`${P}the follow feed (GetPostsForFollowFeed) is not supported by this node; use GetPostsForGlobalWhitelist`);
-        if (!body.GetPostsForGlobalWhitelist) {
-          const form = body.GetPostsByDESO || body.GetPostsByClout ? 'posts by coin value (GetPostsByDESO)' : 'all posts by time (no feed flag)';
-          throw badRequest(`${P}${form} is not supported by this node; only the global feed (GetPostsForGlobalWhitelist: true) is`);
+        if (body.OnlyNFTs && body.OnlyPosts) throw badRequest(`${P}OnlyNFTs and OnlyPosts can not be enabled both`);
+        if (body.GetPostsForFollowFeed && followedBy === undefined) {
+          throw badRequest(`${P}the follow feed (GetPostsForFollowFeed) is not supported by this node; use GetPostsForGlobalWhitelist`);
+        }
+        if (!body.GetPostsForFollowFeed && !body.GetPostsForGlobalWhitelist && (body.GetPostsByDESO || body.GetPostsByClout)) {
+          throw badRequest(`${P}posts by coin value (GetPostsByDESO) is not supported by this node`);
         }
         if (!(POST_ORDERS as readonly string[]).includes(body.OrderBy)) throw badRequest(`${P}OrderBy must be one of newest, oldest, last_comment or empty`);
         const reader = body.ReaderPublicKeyBase58Check === '' ? null : decodeKeyOr400(body.ReaderPublicKeyBase58Check, network, 'ReaderPublicKeyBase58Check', `${P}Problem decoding user public key`);
@@ -89,52 +93,34 @@ export function feedRoutes(deps: AppDeps): Route[] {
           throw badRequest(`${P}Must provide PostHashHex when NumToFetch is 1`);
         }
 
-        const page = await globalFeedPage(deps.store, state, { start, reader, numToFetch, mediaRequired: body.MediaRequired, nowNanos: nowNanos() });
-        const profiles = new Map<string, Promise<Record<string, unknown> | null>>();
-        const profileOf = (pk33: Uint8Array): Promise<Record<string, unknown> | null> => {
-          const k = toHex(pk33);
-          let p = profiles.get(k);
-          if (p === undefined) profiles.set(k, (p = profileEntryResponse(deps, state, pk33)));
-          return p;
-        };
-        const shape = (post: PostRecord, pinned: boolean): Promise<Record<string, unknown>> => entryResponse(deps, state, tip.height, post, pinned, body.AddGlobalFeedBool, profileOf, reader);
+        const reads = new PostReads({ deps, state, tipHeight: tip.height, reader, addGlobalFeedBool: body.AddGlobalFeedBool });
+        const pageReq = { start, numToFetch, mediaRequired: body.MediaRequired };
+        let page: FeedPost[];
+        // No post on this chain is an NFT.
+        if (body.OnlyNFTs) page = [];
+        else if (body.GetPostsForFollowFeed) {
+          const followed = reader === null ? [] : await followedBy!(state, reader);
+          page = (await followFeedPage(reads, followed, pageReq)).map((post) => ({ post, pinned: false }));
+        } else if (body.GetPostsForGlobalWhitelist) {
+          page = await globalFeedPage(deps.store, state, { ...pageReq, reader, nowNanos: nowNanos() });
+        } else page = (await recentPostsPage(reads, pageReq)).map((post) => ({ post, pinned: false }));
 
-        let posts = await Promise.all(page.map((fp) => shape(fp.post, fp.pinned)));
+        let posts = await Promise.all(
+          page.map(async (fp) => {
+            const r = await reads.entry(fp.post, { profile: 'poster', readerState: reader !== null });
+            r['IsPinned'] = fp.pinned;
+            return r;
+          }),
+        );
         if (body.PostContent !== '') {
           const needle = body.PostContent.toLowerCase();
           posts = posts.filter((r) => String(r['Body']).toLowerCase().includes(needle));
         }
-        // "last_comment" sorts by the newest comment; this form returns no comments, so it keeps the order.
+        // "last_comment" sorts by the newest comment; this route returns no comments, so it keeps the order.
         if (body.OrderBy === 'newest') posts.sort(newestFirst);
         else if (body.OrderBy === 'oldest') posts.sort((a, b) => newestFirst(b, a));
         return json({ PostsFound: posts });
       },
     }),
   ];
-}
-
-async function entryResponse(
-  deps: AppDeps,
-  state: StateIndexReader,
-  tipHeight: bigint,
-  post: PostRecord,
-  pinned: boolean,
-  addGlobalFeedBool: boolean,
-  profileOf: (pk33: Uint8Array) => Promise<Record<string, unknown> | null>,
-  reader: Uint8Array | null,
-): Promise<Record<string, unknown>> {
-  // As the reference: a post connected above the tip is still in the mempool.
-  const r = await postEntryResponse(state, post, deps.config.network, { inMempool: post.confirmationBlockHeight > tipHeight, ...(reader === null ? {} : { reader }) });
-  r['ProfileEntryResponse'] = await profileOf(post.posterPublicKey);
-  r['IsPinned'] = pinned;
-  const reposted = r['RepostedPostEntryResponse'] as Record<string, unknown> | null;
-  if (reposted !== null && post.repostedPostHash !== null) {
-    const original = await getPost(state, post.repostedPostHash);
-    if (original !== undefined) {
-      reposted['ProfileEntryResponse'] = await profileOf(original.posterPublicKey);
-      reposted['InMempool'] = original.confirmationBlockHeight > tipHeight;
-    }
-  }
-  if (addGlobalFeedBool) r['InGlobalFeed'] = await isInGlobalFeed(deps.store, post);
-  return r;
 }

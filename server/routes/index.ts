@@ -10,6 +10,8 @@ import { creatorCoinRoutes } from './creatorCoins.js';
 import { daoCoinRoutes } from './daoCoins.js';
 import { derivedKeyRoutes } from './derivedKeys.js';
 import { diamondRoutes } from './diamonds.js';
+import { followPage } from '../chain/state/follows.js';
+import { MAX_FOLLOWED_READ } from '../social/postReads.js';
 import { feedRoutes } from './feed.js';
 import { followRoutes } from './follows.js';
 import { identityRoutes } from './identity.js';
@@ -21,6 +23,7 @@ import { minerRoutes } from './miner.js';
 import { nodeRoutes } from './node.js';
 import { orderBookRoutes } from './orderBook.js';
 import { postRoutes } from './posts.js';
+import { postReadRoutes } from './postReads.js';
 import { profileRoutes } from './profiles.js';
 import { referralRoutes } from './referrals.js';
 import { transactionRoutes } from './transactions.js';
@@ -47,8 +50,9 @@ export function allRoutes(deps: AppDeps): Route[][] {
     referralRoutes(deps),
     tutorialRoutes(deps),
     userRoutes(deps),
-    feedRoutes(deps),
+    feedRoutes(deps, (state, pk33) => followPage(state, pk33, 'following', { limit: MAX_FOLLOWED_READ })),
     diamondRoutes(deps),
+    postReadRoutes(deps),
     adminUserRoutes(deps),
     adminFeedRoutes(deps),
     adminChainRoutes(deps),

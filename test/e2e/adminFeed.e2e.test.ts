@@ -264,9 +264,7 @@ function suite(store: 'memory' | 'redis'): void {
         assert.deepEqual(named(c, await feed(c, { OrderBy: 'oldest' })), ['p1', 'p3', 'p4']);
       });
       const refusals: Array<[string, J, RegExp]> = [
-        ['the follow feed', { GetPostsForFollowFeed: true }, /^GetPostsStateless: the follow feed \(GetPostsForFollowFeed\) is not supported by this node/],
         ['posts by coin value', { GetPostsForGlobalWhitelist: false, GetPostsByDESO: true }, /^GetPostsStateless: posts by coin value \(GetPostsByDESO\) is not supported by this node/],
-        ['all posts by time', { GetPostsForGlobalWhitelist: false }, /^GetPostsStateless: all posts by time \(no feed flag\) is not supported by this node/],
         ['NumToFetch 1 without PostHashHex', { NumToFetch: 1 }, /^GetPostsStateless: Must provide PostHashHex when NumToFetch is 1$/],
         ['a PostHashHex that is not a hash', { PostHashHex: 'zz' }, /^GetPostsStateless: PostHashHex must be a post hash: 64 hex characters$/],
         ['a PostHashHex of no post', { PostHashHex: '00'.repeat(32) }, /^GetPostsStateless: PostHashHex names no post on this chain$/],

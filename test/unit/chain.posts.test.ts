@@ -1,7 +1,7 @@
 /**
  * SUBMIT_POST rules over a state view (core's _connectSubmitPost, every fork active): posts,
  * comments, reposts and quoted reposts, edits, hiding, freezing, the stored indexes and
- * counters, and each rule error.
+ * counters, each rule error, and the read indexes every change keeps (state/postIndexes.ts).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +11,7 @@ import { connectTransaction, type ConnectContext } from '../../server/chain/rule
 import { RuleError } from '../../server/chain/rules/errors.js';
 import { setBalance } from '../../server/chain/state/balances.js';
 import { getPost, hashesOfMembers, parsePostBody, postKeys, type PostRecord } from '../../server/chain/state/posts.js';
+import { commentMember, postHasMedia, postIndexKeys, postMember, readCommentMember, readPostMember } from '../../server/chain/state/postIndexes.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { decodeTxn } from '../../server/chain/txn/envelope.js';
 import type { SubmitPostMetadata } from '../../server/chain/txn/metadata.js';
@@ -209,5 +210,96 @@ describe('SUBMIT_POST: edits, hiding, freezing', () => {
     await rejects(submit(alice, { modify: h, repost: original, quoted: true, body: 'x' }), 'RuleErrorSubmitPostUpdateRepostHash');
     const quote = await submit(alice, { repost: original, quoted: true, body: 'q' });
     await rejects(submit(alice, { modify: quote, repost: original, quoted: false }), 'RuleErrorSubmitPostUpdateIsQuotedRepost');
+  });
+});
+
+describe('post read indexes (state/postIndexes.ts)', () => {
+  const hashes = async (key: string, reverse = false): Promise<string[]> => (await view.indexRange(key, { reverse })).map((m) => toHex(readPostMember(m).postHash));
+  const comments = async (parent: Uint8Array): Promise<string[]> => (await view.indexRange(postIndexKeys.comments(parent))).map((m) => toHex(readCommentMember(m).postHash));
+  const withImage = (text: string): Partial<SubmitPostMetadata> => ({ body: utf8(JSON.stringify({ Body: text, ImageURLs: ['https://img.example/x.png'] })) });
+
+  it('members decode to their post and sort by time across digit lengths, then by hash', () => {
+    const hash = new Uint8Array(32).fill(0xab);
+    const m = readPostMember(postMember({ timestampNanos: 1_700_000_000_000_000_000n, postHash: hash, posterPublicKey: alice }));
+    assert.deepEqual(m, { timestampNanos: 1_700_000_000_000_000_000n, postHash: hash, poster: alice });
+    const at = (ts: bigint, fill: number): string => postMember({ timestampNanos: ts, postHash: new Uint8Array(32).fill(fill), posterPublicKey: bob });
+    const sorted = [at(256n, 1), at(255n, 9), at(256n, 0), at(1n << 63n, 0)].sort();
+    assert.deepEqual(sorted, [at(255n, 9), at(256n, 0), at(256n, 1), at(1n << 63n, 0)]);
+    const c = readCommentMember(commentMember({ timestampNanos: 42n, postHash: hash, posterPublicKey: bob }, false));
+    assert.deepEqual(c, { timestampNanos: 42n, postHash: hash, poster: bob });
+  });
+
+  it('lists a poster\'s top-level posts (vanilla reposts too) and the recent feed (no vanilla reposts), newest first', async () => {
+    const p1 = await submit(alice, { body: 'one' });
+    const p2 = await submit(alice, { meta: withImage('two') });
+    await submit(bob, { parent: p1, body: 'a comment is no top-level post' });
+    const vanilla = await submit(alice, { repost: p1, body: '' });
+    const quote = await submit(bob, { repost: p2, quoted: true, body: 'see this' });
+    assert.deepEqual(await hashes(postIndexKeys.byPoster(alice), true), [vanilla, p2, p1].map(toHex));
+    assert.deepEqual(await hashes(postIndexKeys.byPosterWithMedia(alice), true), [toHex(p2)]);
+    assert.deepEqual(await hashes(postIndexKeys.recent, true), [quote, p2, p1].map(toHex));
+    assert.deepEqual(await hashes(postIndexKeys.recentWithMedia, true), [toHex(p2)]);
+    assert.deepEqual(await hashes(postIndexKeys.reposts(p1)), [toHex(vanilla)]);
+    assert.deepEqual(await hashes(postIndexKeys.quoteReposts(p2)), [toHex(quote)]);
+    assert.deepEqual(await hashes(postIndexKeys.reposts(p2)), [], 'a quote is not a vanilla repost');
+  });
+
+  it('takes a hidden post out of every list and puts it back when unhidden', async () => {
+    const original = await submit(bob);
+    const h = await submit(alice, { repost: original, quoted: true, body: 'q' });
+    const vanilla = await submit(alice, { repost: original, body: '' });
+    await submit(alice, { modify: h, repost: original, quoted: true, hidden: true });
+    await submit(alice, { modify: vanilla, repost: original, hidden: true });
+    assert.deepEqual(await hashes(postIndexKeys.byPoster(alice)), []);
+    assert.deepEqual(await hashes(postIndexKeys.recent), [toHex(original)]);
+    assert.deepEqual(await hashes(postIndexKeys.quoteReposts(original)), []);
+    assert.deepEqual(await hashes(postIndexKeys.reposts(original)), []);
+    assert.equal(await view.get(postKeys.repost(alice, original)), toHex(vanilla), 'the repost entry stays (reader state)');
+    await submit(alice, { modify: h, repost: original, quoted: true, hidden: false });
+    assert.deepEqual(await hashes(postIndexKeys.byPoster(alice)), [toHex(h)]);
+    assert.deepEqual(await hashes(postIndexKeys.quoteReposts(original)), [toHex(h)]);
+  });
+
+  it('moves an edited post into or out of the media lists (images, or PostExtraData EmbedVideoURL)', async () => {
+    const h = await submit(alice, { body: 'plain' });
+    assert.deepEqual(await hashes(postIndexKeys.byPosterWithMedia(alice)), []);
+    await submit(alice, { modify: h, meta: withImage('now with a picture') });
+    assert.deepEqual(await hashes(postIndexKeys.byPosterWithMedia(alice)), [toHex(h)]);
+    assert.deepEqual(await hashes(postIndexKeys.recentWithMedia), [toHex(h)]);
+    await submit(alice, { modify: h, body: 'picture gone' });
+    assert.deepEqual(await hashes(postIndexKeys.recentWithMedia), []);
+    await submit(alice, { modify: h, extra: [['EmbedVideoURL', 'https://video.example/v']] });
+    assert.deepEqual(await hashes(postIndexKeys.recentWithMedia), [toHex(h)]);
+    assert.equal(postHasMedia(await post(h)), true);
+  });
+
+  it('orders a post\'s comments: its author\'s own oldest first, then the rest newest first', async () => {
+    const root = await submit(alice);
+    const b1 = await submit(bob, { parent: root, body: 'b1' });
+    const a1 = await submit(alice, { parent: root, body: 'a1' });
+    const b2 = await submit(bob, { parent: root, body: 'b2' });
+    const a2 = await submit(alice, { parent: root, body: 'a2' });
+    assert.deepEqual(await comments(root), [a1, a2, b2, b1].map(toHex));
+    const reply = await submit(alice, { parent: b1, body: 'reply to bob' });
+    assert.deepEqual(await comments(b1), [toHex(reply)], 'under bob\'s comment, alice is not the author');
+    const onProfile = await submit(bob, { parent: alice, body: 'on a profile' });
+    assert.deepEqual(await comments(alice), [toHex(onProfile)]);
+  });
+
+  it('keeps a hidden comment listed while it has comments of its own, and drops it when they go', async () => {
+    const root = await submit(alice);
+    const lone = await submit(bob, { parent: root });
+    const busy = await submit(bob, { parent: root });
+    const reply = await submit(alice, { parent: busy });
+    await submit(bob, { modify: lone, hidden: true });
+    await submit(bob, { modify: busy, hidden: true });
+    assert.deepEqual(await comments(root), [toHex(busy)], 'the hidden comment with a reply stays');
+    await submit(alice, { modify: reply, hidden: true });
+    assert.equal((await post(busy)).commentCount, 0n);
+    assert.deepEqual(await comments(root), [], 'its last reply hidden, it goes');
+    await submit(alice, { modify: reply, hidden: false });
+    assert.deepEqual(await comments(root), [toHex(busy)]);
+    await submit(bob, { modify: lone, hidden: false });
+    assert.deepEqual(await comments(root), [busy, lone].map(toHex));
   });
 });

@@ -2,12 +2,14 @@
  * Rules of SUBMIT_POST, as core's `_connectSubmitPost` with every fork active (regtest): new
  * posts, comments (ParentStakeID a post hash or a profile key), reposts and quoted reposts
  * (ExtraData `RecloutedPostHash` / `IsQuotedReclout`), edits and hiding by the poster, frozen
- * posts (ExtraData `IsFrozen`), and the comment/repost counters of the posts involved.
+ * posts (ExtraData `IsFrozen`), and the comment/repost counters of the posts involved. Every
+ * change of a post also moves it in the read indexes (state/postIndexes.ts reindexPost).
  * The post hash of a new post is the final transaction hash.
  * @module
  */
 import { toHex } from '../../hex.js';
 import { getPost, insertPost, isVanillaRepost, updatePost, type PostRecord } from '../state/posts.js';
+import { reindexPost } from '../state/postIndexes.js';
 import type { StateView } from '../state/view.js';
 import type { TxnEnvelope } from '../txn/envelope.js';
 import { decodeMetadata, TxnType, type SubmitPostMetadata } from '../txn/metadata.js';
@@ -58,10 +60,13 @@ function readExtra(txn: TxnEnvelope): PostExtra {
 
 const sameBytes = (a: Uint8Array | null, b: Uint8Array | null): boolean => (a === null || b === null ? a === b : Buffer.compare(a, b) === 0);
 
-/** Applies `change` to the stored post (read fresh, so two changes to one post both land). */
+/** Applies `change` to the stored post (read fresh, so two changes to one post both land), and to its read indexes. */
 async function adjustPost(view: StateView, hash: Uint8Array, change: (p: PostRecord) => Partial<PostRecord>): Promise<void> {
   const p = await getPost(view, hash);
-  if (p !== undefined) updatePost(view, { ...p, ...change(p) });
+  if (p === undefined) return;
+  const next = { ...p, ...change(p) };
+  updatePost(view, next);
+  await reindexPost(view, p, next);
 }
 
 /** Counters never go below zero (core clamps and logs). */
@@ -121,6 +126,7 @@ async function createPost(view: StateView, txn: TxnEnvelope, m: SubmitPostMetada
   };
   const ancestors = await ancestorsOf(view, m.parentStakeId);
   insertPost(view, post);
+  await reindexPost(view, undefined, post);
   // A comment counts on its parent and its grandparent.
   for (const hash of ancestors) await adjustPost(view, hash, (p) => ({ commentCount: p.commentCount + 1n }));
   if (extra.repostedPostHash !== null) {
@@ -154,13 +160,15 @@ async function modifyPost(view: StateView, txn: TxnEnvelope, m: SubmitPostMetada
   if (extra.isQuotedRepost !== existing.isQuotedRepost) throw new RuleError('RuleErrorSubmitPostUpdateIsQuotedRepost', 'an edit cannot change IsQuotedRepost');
 
   const ancestors = await ancestorsOf(view, existing.parentStakeId);
-  updatePost(view, {
+  const edited: PostRecord = {
     ...existing,
     body: m.body.length > 0 ? m.body : existing.body,
     postExtraData: extra.rest.length > 0 ? mergePostExtraData(existing.postExtraData, extra.rest) : existing.postExtraData,
     isHidden: m.isHidden,
     isFrozen: extra.isFrozen,
-  });
+  };
+  updatePost(view, edited);
+  await reindexPost(view, existing, edited);
 
   // Hiding takes the post and its comments out of its ancestors' counts; unhiding puts them back.
   let delta = 0n;

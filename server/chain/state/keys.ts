@@ -18,6 +18,7 @@
  * | indexes `F:`, `Fby:`                   | follows, by follower and by followed (follows.ts)  |
  * | indexes `L:`, `Lby:`                   | likes, by post and by liker (likes.ts)             |
  * | `D:`, `Dsum:`, indexes `Dpost:`, `Drecv:`, `Dgave:`, `Dpair:` | diamonds (diamonds.ts)  |
+ * | indexes `Pa:`, `Pam:`, `Pf`, `Pfm`, `Pc:`, `Pr:`, `Pq:` | post read indexes (postIndexes.ts) |
  * | `chain:blockwrites:<height>`           | keys the last 33 blocks wrote (BlockWritesRecord)  |
  * | `chain:…`                              | posts, coins, derived keys, global params (hex)    |
  *
