@@ -26,6 +26,7 @@ import { AutoMiner } from './chain/miner.js';
 import { devChainParams } from './chain/block/params.js';
 import { BlockProducer } from './chain/blockProducer.js';
 import { ProducerLease } from './cluster/producerLease.js';
+import { ChildMetricsRelay, supervisorChannel } from './cluster/metricsRelay.js';
 import { decodePublicKey, encodePublicKey } from './keys/index.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
 import { randomBytes } from 'node:crypto';
@@ -156,6 +157,9 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
 
   let closing: Promise<void> | undefined;
   let inFlight = 0;
+  // Under a supervisor (--processes N), a scrape of this process gathers the others' series.
+  const channel = config.processes > 1 ? supervisorChannel() : null;
+  const metricsRelay = channel === null ? null : down.add('metrics relay', new ChildMetricsRelay(channel, () => metrics.render()), (r) => r.close());
   metrics.attach({
     storeKind: store.kind,
     network: config.network,
@@ -166,6 +170,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     cryptoPool: pool,
     inFlight: () => inFlight,
     readCache: () => sharedReadCache({ chain, store, config })?.stats() ?? null,
+    ...(metricsRelay === null ? {} : { peers: { processes: config.processes, gather: () => metricsRelay.gather() } }),
   });
   let drained: (() => void) | undefined;
   const app = uws.App();
