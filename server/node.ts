@@ -158,7 +158,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   let closing: Promise<void> | undefined;
   let inFlight = 0;
   // Under a supervisor (--processes N), a scrape of this process gathers the others' series.
-  const channel = config.processes > 1 ? supervisorChannel() : null;
+  const channel = config.processes > 1 && config.metrics ? supervisorChannel() : null;
   const metricsRelay = channel === null ? null : down.add('metrics relay', new ChildMetricsRelay(channel, () => metrics.render()), (r) => r.close());
   metrics.attach({
     storeKind: store.kind,
