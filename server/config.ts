@@ -195,7 +195,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: { type: 'int', min: 300, max: 60_000 }, default: 3000,
     doc: 'Lifetime of the block-producer lease in the store: one process of those sharing the store holds it (builds templates, runs the built-in miner) and renews it every third of this; when the holder dies another takes over within about this long. Every process must use the same value.' },
   { key: 'metrics', flag: 'metrics', env: 'METRICS', kind: { type: 'bool' }, default: true,
-    doc: 'Serve Prometheus metrics of each process at GET /metrics (--no-metrics removes the route).' },
+    doc: 'Serve Prometheus metrics at GET /metrics: every process\'s series, whichever process is scraped (--no-metrics removes the route).' },
   { key: 'rateLimits', flag: 'rate-limits', env: 'RATE_LIMITS', kind: { type: 'string' }, default: DEFAULT_RATE_LIMITS,
     doc: 'Token buckets per client address (and per authenticated public key on non-read routes), shared by all processes through the store: comma-separated class=capacity/refillPerSec or class=off, classes read, write, identity, miner, admin, login; unnamed classes keep their defaults; `off` turns all off. Over the limit: 429 with Retry-After.' },
   { key: 'rateLimitLoopback', flag: 'rate-limit-loopback', env: 'RATE_LIMIT_LOOPBACK', kind: { type: 'bool' }, default: false,

@@ -16,7 +16,7 @@ import { toErrorReply } from './http/errors.js';
 import { stringifyJson } from './http/router.js';
 import { SocketLimits } from './http/socketLimits.js';
 import { ClientAddresses } from './http/clientAddress.js';
-import { listen, loadUws, serve, serveWebSocket } from './http/uws.js';
+import { listen, loadUws, serve, serveWebSocket, UwsUnavailableError, type LoadedUws } from './http/uws.js';
 import { createIdentity } from './identity/index.js';
 import { chainDerivedKeyAuthorizer } from './identity/jwt.js';
 import { Chain } from './chain/chain.js';
@@ -26,6 +26,7 @@ import { AutoMiner } from './chain/miner.js';
 import { devChainParams } from './chain/block/params.js';
 import { BlockProducer } from './chain/blockProducer.js';
 import { ProducerLease } from './cluster/producerLease.js';
+import { ChildMetricsRelay, supervisorChannel } from './cluster/metricsRelay.js';
 import { decodePublicKey, encodePublicKey } from './keys/index.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
 import { randomBytes } from 'node:crypto';
@@ -61,14 +62,19 @@ export class StartupError extends Error {
 }
 
 export async function startNode(config: Config, baseLog: Logger): Promise<RunningNode> {
-  const { uws, isFallback } = loadUws();
-  if (isFallback) {
-    const msg =
+  let loaded: LoadedUws;
+  try {
+    loaded = loadUws({ allowFallback: config.allowUwsFallback });
+  } catch (err) {
+    throw err instanceof UwsUnavailableError ? new StartupError(err.message) : err;
+  }
+  const { uws } = loaded;
+  if (loaded.isFallback) {
+    baseLog.warn(
+      { skipped: loaded.skipped },
       `no native uWebSockets.js binary for Node ${process.version} (${process.platform}-${process.arch}); ` +
-      'the package fell back to its slow pure-JS server. Use Node 20 on Linux x64, ' +
-      'or pass --allow-uws-fallback (ALLOW_UWS_FALLBACK=1) for development only';
-    if (!config.allowUwsFallback) throw new StartupError(msg);
-    baseLog.warn(msg.replace(/Use Node.*$/, 'running anyway because --allow-uws-fallback is set'));
+        'running anyway because --allow-uws-fallback is set: the slow pure-JS server, for development only',
+    );
   }
 
   const processId = newProcessId();
@@ -151,6 +157,9 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
 
   let closing: Promise<void> | undefined;
   let inFlight = 0;
+  // Under a supervisor (--processes N), a scrape of this process gathers the others' series.
+  const channel = config.processes > 1 && config.metrics ? supervisorChannel() : null;
+  const metricsRelay = channel === null ? null : down.add('metrics relay', new ChildMetricsRelay(channel, () => metrics.render()), (r) => r.close());
   metrics.attach({
     storeKind: store.kind,
     network: config.network,
@@ -161,6 +170,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     cryptoPool: pool,
     inFlight: () => inFlight,
     readCache: () => sharedReadCache({ chain, store, config })?.stats() ?? null,
+    ...(metricsRelay === null ? {} : { peers: { processes: config.processes, gather: () => metricsRelay.gather() } }),
   });
   let drained: (() => void) | undefined;
   const app = uws.App();
@@ -222,7 +232,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     await down.run();
     throw new StartupError((err as Error).message);
   }
-  log.info({ host: config.host, port: listening.port, store: store.kind, ...(store.kind === 'lmdb' ? { dataDir: resolve(config.dataDir) } : {}), network: config.network }, 'listening');
+  log.info({ host: config.host, port: listening.port, store: store.kind, ...(store.kind === 'lmdb' ? { dataDir: resolve(config.dataDir) } : {}), network: config.network, uws: loaded.build }, 'listening');
   if (config.devOpenAdmin) log.warn('--dev-open-admin is set: admin routes let in requests without valid admin credentials (development only; every such request is audited)');
 
   const close = (): Promise<void> =>

@@ -86,8 +86,7 @@ async function answer(routes: Record<string, Lookup>, url: string, raw: Buffer):
 }
 
 async function serveUws(routes: Record<string, Lookup>, port: number): Promise<number> {
-  const { uws, isFallback } = loadUws();
-  if (isFallback) throw new Error('readBaselines: uWebSockets.js fell back to its pure-JS server; no native binary for this Node');
+  const { uws } = loadUws(); // throws when no native binary loads
   const app = uws.App();
   for (const path of Object.keys(routes)) {
     app.post(path, (res, req) => {

@@ -1,10 +1,12 @@
 /**
  * Runs N server processes on one port. uWS listens with SO_REUSEPORT on Linux, so each child
  * binds the port itself and the kernel spreads connections; the supervisor only starts,
- * restarts and stops children. It holds no node state.
+ * restarts and stops children, and relays a scraped child's request for the others' metrics
+ * (metricsRelay.ts). It holds no node state.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
+import { isRelayRequest, SupervisorMetricsRelay, type RelayPeer, type RelayRequest } from './metricsRelay.js';
 
 /** Env var that tells main.ts it runs as a supervised child. */
 export const CHILD_ENV = 'SOCIAL_NODE_CHILD';
@@ -23,6 +25,8 @@ interface Slot {
   startedAt: number;
   quickCrashes: number;
   everReady: boolean;
+  /** The current child said `ready` (reset when it is restarted). */
+  ready: boolean;
 }
 
 export interface SupervisorOptions {
@@ -40,13 +44,30 @@ export function supervise(opts: SupervisorOptions): Promise<number> {
     startedAt: 0,
     quickCrashes: 0,
     everReady: false,
+    ready: false,
   }));
   let stopping = false;
   let exitCode = 0;
+  const peers = (): RelayPeer[] =>
+    slots.map((s) => ({
+      slot: s.index,
+      ready: s.ready && s.child !== undefined,
+      send: (message) => {
+        const child = s.child;
+        if (child === undefined || !child.connected) return false;
+        // The callback takes a channel closed meanwhile (the child died): it simply does not answer.
+        child.send(message, undefined, {}, () => undefined);
+        return true;
+      },
+    }));
+  const metricsRelay = new SupervisorMetricsRelay(peers);
 
   return new Promise((resolve) => {
     const maybeDone = (): void => {
-      if (stopping && slots.every((s) => s.child === undefined)) resolve(exitCode);
+      if (stopping && slots.every((s) => s.child === undefined)) {
+        metricsRelay.stop();
+        resolve(exitCode);
+      }
     };
 
     const stopAll = (code: number, signal: NodeJS.Signals = 'SIGTERM'): void => {
@@ -68,9 +89,13 @@ export function supervise(opts: SupervisorOptions): Promise<number> {
       });
       slot.child = child;
       slot.startedAt = Date.now();
-      child.on('message', (m: ChildMessage) => {
-        if (m?.type === 'ready') {
+      slot.ready = false;
+      child.on('message', (m: ChildMessage | RelayRequest) => {
+        if (isRelayRequest(m)) {
+          metricsRelay.onMessage(slot.index, m);
+        } else if (m?.type === 'ready') {
           slot.everReady = true;
+          slot.ready = true;
           log.info({ slot: slot.index, childPid: child.pid, processId: m.processId, port: m.port }, 'server process ready');
           if (slots.every((s) => s.everReady)) log.info({ processes: slots.length, port: m.port }, 'all server processes ready');
         } else if (m?.type === 'startup-failed') {
@@ -79,6 +104,7 @@ export function supervise(opts: SupervisorOptions): Promise<number> {
       });
       child.on('exit', (code, signal) => {
         slot.child = undefined;
+        slot.ready = false;
         if (stopping) return maybeDone();
         if (!slot.everReady) {
           // A child that never got ready (bad port, Redis unreachable, fallback refused) will

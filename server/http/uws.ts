@@ -12,6 +12,7 @@ import { STATUS_CODES } from 'node:http';
 import type * as Uws from 'uWebSockets.js';
 import type { ClientAddresses, ForwardingHeaders } from './clientAddress.js';
 import { ApiError } from './errors.js';
+import { selectUws, UWS_BUILDS, type UwsLoader, type UwsRuntime } from './uwsBuild.js';
 
 const require = createRequire(import.meta.url);
 
@@ -19,20 +20,69 @@ export type UwsModule = typeof Uws;
 
 export interface LoadedUws {
   uws: UwsModule;
-  /** True when the package fell back to its pure-JS server (no native binary for this Node). */
+  /** Which shipped build (uwsBuild.ts UWS_BUILDS). */
+  build: string;
+  /** True when no native binary loaded and the pure-JS server runs (only with `allowFallback`). */
   isFallback: boolean;
+  /** Why each build tried before it was not used. */
+  skipped: string[];
+}
+
+/** No shipped build has a native binary for this Node and platform, and the fallback was not allowed. */
+export class UwsUnavailableError extends Error {
+  override readonly name = 'UwsUnavailableError';
+}
+
+/** Whether a `.node` addon under the package's directory has been loaded (the Truffle build's only trace of a native load). */
+function loadedNativeAddon(packageName: string): boolean {
+  const pkgDir = dirname(require.resolve(`${packageName}/package.json`)) + sep;
+  return Object.keys(require.cache).some((f) => f.startsWith(pkgDir) && f.endsWith('.node'));
+}
+
+/** Requires a package, saying "not installed" rather than a resolver stack when it is absent. */
+function requirePackage(packageName: string): UwsModule {
+  try {
+    return require(packageName) as UwsModule;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'MODULE_NOT_FOUND' && e.message.includes(`'${packageName}'`)) {
+      throw new Error('not installed (an optional dependency; npm ci installs it)');
+    }
+    throw err;
+  }
+}
+
+/** The real loaders of the shipped builds, by package. */
+const LOADERS: Readonly<Record<string, UwsLoader<UwsModule>>> = {
+  // Falls back silently to pure JS when no binary matches: the loaded addon tells.
+  'uWebSockets.js': () => {
+    const uws = requirePackage('uWebSockets.js');
+    return { uws, native: loadedNativeAddon('uWebSockets.js') };
+  },
+  // Throws when no binary matches (or dlopen fails, e.g. on glibc < 2.38).
+  '@btc-vision/uwebsockets.js': () => ({ uws: requirePackage('@btc-vision/uwebsockets.js'), native: true }),
+};
+
+/** This process's Node, platform and glibc (process.report names the glibc a Linux Node runs on). */
+export function currentRuntime(): UwsRuntime {
+  let glibc: string | null = null;
+  if (process.platform === 'linux') {
+    const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+    glibc = report?.header?.glibcVersionRuntime ?? null;
+  }
+  return { nodeVersion: process.versions.node, platform: process.platform, arch: process.arch, glibc };
 }
 
 /**
- * Loads uWS and reports whether the native binary is in use. The package silently falls back
- * to a slow pure-JS server when no binary matches the running Node; the only trace is which
- * file it required, so we look for a loaded `.node` addon of this package.
+ * Loads the shipped uWS build that has a native binary for this Node and platform (uwsBuild.ts
+ * chooses). Without one, throws UwsUnavailableError saying why each build was not used, unless
+ * `allowFallback`: then the pure-JS server runs (`isFallback`), for development only.
  */
-export function loadUws(): LoadedUws {
-  const uws = require('uWebSockets.js') as UwsModule;
-  const pkgDir = dirname(require.resolve('uWebSockets.js/package.json')) + sep;
-  const isFallback = !Object.keys(require.cache).some((f) => f.startsWith(pkgDir) && f.endsWith('.node'));
-  return { uws, isFallback };
+export function loadUws(opts: { allowFallback?: boolean } = {}): LoadedUws {
+  const candidates = UWS_BUILDS.map((spec) => ({ spec, load: LOADERS[spec.packageName]! }));
+  const chosen = selectUws(currentRuntime(), candidates, opts.allowFallback ?? false);
+  if (chosen.kind === 'refused') throw new UwsUnavailableError(chosen.message);
+  return { uws: chosen.uws, build: chosen.build, isFallback: chosen.kind === 'fallback', skipped: chosen.skipped };
 }
 
 export interface IncomingRequest {

@@ -1,7 +1,9 @@
 /**
  * The metrics of one server process, served at GET /metrics (Prometheus text format 0.0.4).
- * Every sample carries `process="<process id>"`: each process counts only what it served, so a
- * node of several processes is scraped per process (or summed by `process` in queries).
+ * Every sample carries `process="<process id>"`: each process counts only what it served. With
+ * several processes, the scraped one adds the others' series to its own (`scrape`, through the
+ * supervisor: cluster/metricsRelay.ts), so one scrape holds every process's series; sum by
+ * `process` in queries.
  *
  * Counted on the request path (cheap increments): HTTP requests, latency, response bytes, rate
  * limit refusals, crypto pool batches. Read at scrape time (collect callbacks): chain tip and
@@ -14,6 +16,7 @@ import type { PoolMetrics } from '../crypto/pool.js';
 import type { RateLimiterMetrics } from '../http/rateLimit.js';
 import type { RateClass } from '../http/rateClasses.js';
 import type { DispatchObservation } from '../http/router.js';
+import { mergeExpositions } from './merge.js';
 import { ProcessMetrics } from './processMetrics.js';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './registry.js';
 
@@ -48,10 +51,23 @@ export interface MetricsSources {
   cryptoPool: { readonly queueSize: number; readonly threadCount: number } | null;
   /** HTTP requests and socket messages being handled now. */
   inFlight(): number;
+  /** The node's other server processes (`--processes N`, cluster/metricsRelay.ts); absent when this one runs alone. */
+  peers?: PeerMetrics;
+}
+
+/** The other server processes of the node, as a scrape reaches them. */
+export interface PeerMetrics {
+  /** Server processes of the node in all, this one included. */
+  readonly processes: number;
+  /** The renders of the other processes that answered in time (never rejects). */
+  gather(): Promise<string[]>;
 }
 
 export class NodeMetrics {
   readonly registry: MetricsRegistry;
+  /** Series about the scrape itself: rendered once per scrape, by the scraped process only. */
+  private readonly scrapeRegistry: MetricsRegistry;
+  private readonly scrapeProcesses: Gauge;
   private sources: MetricsSources | null = null;
   private readonly process: ProcessMetrics;
   /** Largest crypto queue depth seen since the last scrape. */
@@ -73,6 +89,14 @@ export class NodeMetrics {
 
   constructor(processId: string, opts: { onCollectError?: (metric: string, err: unknown) => void } = {}) {
     const r = (this.registry = new MetricsRegistry({ constLabels: { process: processId }, onCollectError: opts.onCollectError }));
+    this.scrapeRegistry = new MetricsRegistry({ constLabels: { process: processId } });
+    this.scrapeProcesses = this.scrapeRegistry.gauge({
+      name: 'socialnode_scrape_processes',
+      help:
+        'Server processes of the node whose series this scrape holds (state="included", the scraped one among them) or lacks ' +
+        '(state="missing": starting, restarting, or no answer within 2 s); process names the scraped one.',
+      labelNames: ['state'],
+    });
     const src = (): MetricsSources | null => this.sources;
 
     this.httpRequests = r.counter({
@@ -217,8 +241,21 @@ export class NodeMetrics {
     this.httpBytes.inc({ encoding: o.encoding }, o.bodyBytes);
   }
 
+  /** This process's series alone (what it sends another process's scrape). */
   render(): Promise<string> {
     return this.registry.render();
+  }
+
+  /**
+   * GET /metrics: this process's series and every other process's that answered in time,
+   * merged into one exposition, with socialnode_scrape_processes saying how many are in it.
+   */
+  async scrape(): Promise<string> {
+    const peers = this.sources?.peers;
+    const [own, others] = await Promise.all([this.registry.render(), peers?.gather() ?? Promise.resolve([])]);
+    this.scrapeProcesses.set({ state: 'included' }, 1 + others.length);
+    this.scrapeProcesses.set({ state: 'missing' }, Math.max(0, (peers?.processes ?? 1) - 1 - others.length));
+    return mergeExpositions([own, ...others, await this.scrapeRegistry.render()]);
   }
 
   /** Stops the event loop delay sampler and the GC observer. */

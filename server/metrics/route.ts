@@ -1,4 +1,4 @@
-/** GET /metrics: this process's metrics in the Prometheus text format (nodeMetrics.ts). */
+/** GET /metrics: the node's metrics in the Prometheus text format, every server process's series in one scrape (nodeMetrics.ts). */
 import { raw, route, type Route } from '../http/route.js';
 import type { NodeMetrics } from './nodeMetrics.js';
 import { CONTENT_TYPE } from './registry.js';
@@ -8,9 +8,11 @@ export function metricsRoutes(metrics: NodeMetrics): Route[] {
     route({
       method: 'GET',
       path: '/metrics',
-      summary: 'Prometheus metrics (text format 0.0.4) of the answering process; every sample is labelled with its process id',
+      summary:
+        'Prometheus metrics (text format 0.0.4) of every server process of the node (with --processes N, the answering process ' +
+        'gathers the others\' through the supervisor, each answering within 2 s or left out); every sample is labelled with its process id',
       // no-store: a scrape is always fresh (and the router then adds no ETag).
-      handle: async () => raw(await metrics.render(), CONTENT_TYPE, 200, { 'Cache-Control': 'no-store' }),
+      handle: async () => raw(await metrics.scrape(), CONTENT_TYPE, 200, { 'Cache-Control': 'no-store' }),
     }),
   ];
 }

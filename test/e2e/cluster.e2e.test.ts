@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rawRequest, request } from '../helpers/http.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
+import { parsePrometheusText, type Family } from '../helpers/promText.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 
 let redis: RedisServer;
@@ -69,6 +70,63 @@ describe('two server processes on one port with Redis', () => {
     }
     assert.equal(bodies.size, 1, 'identical answers');
     assert.ok(servers.size >= 1, 'answered by the cluster');
+  });
+
+  /** The children as the supervisor logged them ready: process id → pid. */
+  function children(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const line of node.output) {
+      if (!line.includes('"server process ready"')) continue;
+      const j = JSON.parse(line) as { processId: string; childPid: number };
+      out.set(j.processId, j.childPid);
+    }
+    return out;
+  }
+
+  /** GET /metrics on a fresh connection: the process that answered and the parsed exposition. */
+  async function scrape(timeoutMs = 5_000): Promise<{ servedBy: string; families: Map<string, Family>; ms: number }> {
+    const started = performance.now();
+    const r = await rawRequest(node.port, ['GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'], 0, timeoutMs);
+    assert.equal(r.status, 200);
+    return { servedBy: /x-node-process: ([0-9a-f]+)/i.exec(r.head)![1]!, families: parsePrometheusText(r.body), ms: performance.now() - started };
+  }
+
+  const processesOf = (families: Map<string, Family>, name: string): Set<string> => new Set(families.get(name)!.samples.map((s) => s.labels['process']!));
+  const scrapeCount = (families: Map<string, Family>, state: string): number | undefined =>
+    families.get('socialnode_scrape_processes')!.samples.find((s) => s.labels['state'] === state)?.value;
+
+  it('one scrape of /metrics, whichever process answers it, lists both processes\' series', async () => {
+    const ids = new Set(children().keys());
+    assert.equal(ids.size, 2);
+    const servedBy = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      const { servedBy: by, families } = await scrape();
+      servedBy.add(by);
+      assert.deepEqual(processesOf(families, 'process_resident_memory_bytes'), ids);
+      assert.deepEqual(processesOf(families, 'socialnode_chain_tip_height'), ids, 'each process\'s node series');
+      assert.equal(scrapeCount(families, 'included'), 2);
+      assert.equal(scrapeCount(families, 'missing'), 0);
+      assert.deepEqual(processesOf(families, 'socialnode_scrape_processes'), new Set([by]), 'the scrape\'s own series: the scraped process');
+    }
+  });
+
+  it('a stopped process does not hang the scrape: the other answers within the gather timeout, counting it missing', async () => {
+    const [[stoppedId, pid], [liveId]] = [...children()] as [[string, number], [string, number]];
+    process.kill(pid, 'SIGSTOP');
+    try {
+      let answered: Awaited<ReturnType<typeof scrape>> | undefined;
+      // A connection the kernel hands to the stopped process gets no answer: try fresh ones.
+      for (let i = 0; i < 10 && answered === undefined; i++) answered = await scrape(4_000).catch(() => undefined);
+      assert.ok(answered, 'the live process answered a scrape');
+      assert.equal(answered.servedBy, liveId);
+      assert.ok(answered.ms >= 1_900 && answered.ms < 4_000, `answered after the 2 s gather timeout, ${answered.ms.toFixed(0)} ms`);
+      assert.deepEqual(processesOf(answered.families, 'process_resident_memory_bytes'), new Set([liveId]));
+      assert.equal(scrapeCount(answered.families, 'included'), 1);
+      assert.equal(scrapeCount(answered.families, 'missing'), 1);
+      assert.ok(!processesOf(answered.families, 'process_resident_memory_bytes').has(stoppedId));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
   });
 });
 
