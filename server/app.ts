@@ -15,6 +15,7 @@ import type { JwtVerifier } from './identity/jwt.js';
 import { RateLimiter } from './http/rateLimit.js';
 import { parseRateLimits } from './http/rateClasses.js';
 import { Router } from './http/router.js';
+import { area } from './http/route.js';
 import type { NodeMetrics } from './metrics/nodeMetrics.js';
 import { metricsRoutes } from './metrics/route.js';
 import { allRoutes } from './routes/index.js';
@@ -63,8 +64,8 @@ export function createRateLimiter(deps: Pick<AppDeps, 'config' | 'store' | 'log'
 export function createRouter(deps: AppDeps): Router {
   // The OpenAPI route documents the router's final route list, itself included.
   const metrics = deps.metrics ?? null;
-  const operator = metrics !== null && deps.config.metrics ? [metricsRoutes(metrics)] : [];
-  const router: Router = new Router([...allRoutes(deps), ...operator, openApiRoutes(deps, () => router.routes)], {
+  const operator = metrics !== null && deps.config.metrics ? [area('Node', metricsRoutes(metrics))] : [];
+  const router: Router = new Router([...allRoutes(deps), ...operator, area('Node', openApiRoutes(deps, () => router.routes))], {
     network: deps.config.network,
     corsOrigins: deps.config.corsOrigins,
     log: deps.log,
@@ -73,6 +74,7 @@ export function createRouter(deps: AppDeps): Router {
     onDispatched: metrics === null ? null : (o) => metrics.observeDispatch(o),
     slowRequestMs: deps.config.slowRequestMs,
     responseNames: deps.config.responseNames,
+    checkResponses: deps.config.checkResponses,
   });
   return router;
 }

@@ -53,6 +53,7 @@ export interface Config {
   healthProbeIntervalMs: number;
   slowRequestMs: number;
   responseNames: 'spec' | 'reference';
+  checkResponses: boolean;
   readCacheMb: number;
   identitySecret: string | undefined;
   identitySecretFile: string | undefined;
@@ -171,6 +172,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'How often the store is pinged for health-check (health-check itself never waits on the store; a ping unanswered within 1 s fails).' },
   { key: 'responseNames', flag: 'response-names', env: 'RESPONSE_NAMES', kind: { type: 'enum', values: ['spec', 'reference'] }, default: 'spec',
     doc: 'Response field names: the spec\'s (Native/Legacy), or the reference backend\'s (DeSo/DESO/BitClout: what the official SDK\'s types declare). Requests accept both either way.' },
+  { key: 'checkResponses', flag: 'check-responses', env: 'CHECK_RESPONSES', kind: { type: 'bool' }, default: false,
+    doc: 'Development and tests: check every 200 answer against its route\'s response schema (the OpenAPI document\'s) and answer 500 naming the field when it does not conform. Off in production (no cost).' },
   { key: 'slowRequestMs', flag: 'slow-request-ms', env: 'SLOW_REQUEST_MS', kind: { type: 'int', min: 0, max: 3_600_000 }, default: 1000,
     doc: 'A request slower than this is logged at info (every request is logged at debug: method, route pattern, status, ms); 0 logs every request at info.' },
   { key: 'readCacheMb', flag: 'read-cache-mb', env: 'READ_CACHE_MB', kind: { type: 'int', min: 0, max: 65_536 }, default: 64,

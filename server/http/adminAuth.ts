@@ -37,7 +37,7 @@ import { recordAdminAction } from '../admin/audit.js';
 import type { CallerProof } from './authenticatedCaller.js';
 import { ApiError, clientErrorStatus, isApiError, KIND_STATUS } from './errors.js';
 import { route, type Reply, type Route, type RouteContext } from './route.js';
-import { v, type Schema } from './schema.js';
+import { v, type ResponseSchema, type Schema } from './schema.js';
 
 export type AdminLevel = 'admin' | 'superAdmin';
 
@@ -172,6 +172,10 @@ export interface AdminRouteSpec<B> {
   summary: string;
   level: AdminLevel;
   body: Schema<B>;
+  /** The 200 answer (Route.response). */
+  response?: ResponseSchema;
+  /** Error statuses beyond the generic ones (Route.errors). */
+  errors?: Route['errors'];
   handle(ctx: RouteContext<B>, admin: string): Promise<Reply> | Reply;
 }
 
@@ -199,6 +203,8 @@ export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
     summary: `${spec.summary} (${spec.level === 'admin' ? 'admin' : 'super admin'} only)`,
     auth: spec.level,
     body: documented,
+    ...(spec.response !== undefined ? { response: spec.response } : {}),
+    ...(spec.errors !== undefined ? { errors: spec.errors } : {}),
     async handle(ctx) {
       const admin = await authorizeAdmin(deps, ctx.caller, ctx.body, spec.level, ctx.log);
       const bodyObject = typeof ctx.body === 'object' && ctx.body !== null ? (ctx.body as Record<string, unknown>) : {};

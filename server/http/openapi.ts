@@ -1,10 +1,13 @@
 /**
- * The OpenAPI 3.1 document of the API, generated from the routes the router mounts and the
- * request schemas it validates with (server/http/schema.ts `.json`, JSON Schema 2020-12, the
- * dialect of OpenAPI 3.1). Nothing here is written by hand per route: paths, path parameters,
- * summaries and request bodies come from the route tables; the error answers from what the
- * router and the credential checks can answer; the 200 answer is a generic JSON value unless a
- * route declares its answers (`Route.responses`).
+ * The OpenAPI 3.1 document of the API, generated from the routes the router mounts, the
+ * request schemas it validates with and the response schemas it checks answers against under
+ * `--check-responses` (server/http/schema.ts `v` and `out`, JSON Schema 2020-12, the dialect of
+ * OpenAPI 3.1). Nothing here is written by hand per route: paths, path parameters, summaries,
+ * tags, request bodies and 200 answers come from the route tables (named response schemas
+ * become `components.schemas` and `$ref`s); the error answers from what the router, the rate
+ * limiter and the credential checks can answer; other media types (text, images, redirects)
+ * from `Route.responses`. The two WebSocket APIs, which OpenAPI 3.1 cannot describe, are under
+ * the top-level extension `x-websockets`, their messages in `components.schemas`.
  *
  * Every POST route with a schema gets an example body built from that schema (a value for every
  * field: a real public key of the node's network for public-key fields, the minimum for
@@ -14,7 +17,9 @@
  */
 import { encodePublicKey, type Network } from '../keys/index.js';
 import type { Method, ResponseDoc, Route, RouteAuth } from './route.js';
-import { PUBLIC_KEY_FORMAT, type JsonSchema } from './schema.js';
+import { PUBLIC_KEY_FORMAT, responseComponents, type JsonSchema } from './schema.js';
+import { rateClassOf } from './rateLimit.js';
+import type { RateClass, RateLimits } from './rateClasses.js';
 
 /** The prefix every documented path carries (the router serves each path bare as well). */
 const PREFIX = '/api/v0';
@@ -25,11 +30,43 @@ export interface OpenApiInfo {
   /** The node's network: example public keys are of this network. */
   network: Network;
   description?: string;
+  /** The limits in force (`--rate-limits`): 429 is documented on routes whose class is limited. Absent: every class is. */
+  rateLimits?: RateLimits;
+  /** Descriptions of the tags (API areas), in the order the document lists them. */
+  tags?: ReadonlyArray<{ name: string; description: string }>;
+  /** The WebSocket APIs, published under `x-websockets`. */
+  websockets?: readonly WebSocketDoc[];
+}
+
+/** One message kind of a WebSocket API. */
+export interface WebSocketMessageDoc {
+  summary: string;
+  schema: JsonSchema;
+}
+
+/**
+ * A WebSocket API: OpenAPI 3.1 has no operation for one, so the document lists them under the
+ * top-level extension `x-websockets` keyed by path, each with the JSON text messages a client
+ * sends and those the node sends, their schemas in `components.schemas`.
+ */
+export interface WebSocketDoc {
+  /** Path without /api/v0 (served with and without it, as the routes). */
+  path: string;
+  summary: string;
+  description: string;
+  tags?: readonly string[];
+  /** The rate-limit class each message takes from (rateClasses.ts). */
+  rateLimitClass: RateClass;
+  /** Largest message the node accepts, bytes. */
+  maxMessageBytes: number;
+  clientMessages: Readonly<Record<string, WebSocketMessageDoc>>;
+  serverMessages: Readonly<Record<string, WebSocketMessageDoc>>;
 }
 
 export interface OpenApiOperation {
   operationId: string;
   summary: string;
+  tags?: string[];
   description?: string;
   parameters?: Array<Record<string, unknown>>;
   requestBody?: { required: boolean; description?: string; content: Record<string, { schema: JsonSchema; example?: unknown }> };
@@ -39,13 +76,20 @@ export interface OpenApiOperation {
 export interface OpenApiDocument {
   openapi: '3.1.0';
   info: { title: string; version: string; description: string };
+  tags?: Array<{ name: string; description?: string }>;
   paths: Record<string, Partial<Record<Lowercase<Method>, OpenApiOperation>>>;
   components: { schemas: Record<string, JsonSchema>; responses: Record<string, unknown> };
+  'x-websockets'?: Record<string, unknown>;
 }
 
 const ERROR_REF = '#/components/schemas/Error';
 const errorContent = { 'application/json': { schema: { $ref: ERROR_REF } } };
+/** Every 429 carries it (rateLimit.ts). */
 const retryAfter = {
+  'Retry-After': { description: 'Seconds to wait before retrying (at least 1)', required: true, schema: { type: 'integer', minimum: 1 } },
+};
+/** 503s of an unavailable store, busy workers or mempool, a node not ready carry it; admin/node-control's shutdown refusal does not. */
+const retryAfterUnavailable = {
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 0 } },
 };
 
@@ -62,10 +106,17 @@ const ERROR_RESPONSES = {
     content: errorContent,
   },
   PayloadTooLarge: { description: "The body exceeds the node's --max-body-bytes; the connection is closed", content: errorContent },
+  TooManyRequests: {
+    description:
+      "Rate limited: the client address (or, once authenticated, the public key) used up its token bucket of this route's class (--rate-limits; `x-rate-limit-class` names the class). Retry after Retry-After seconds",
+    headers: retryAfter,
+    content: errorContent,
+  },
   InternalError: { description: "An unexpected failure; the details are only in the node's log", content: errorContent },
   ServiceUnavailable: {
-    description: 'The state store or the crypto workers are unavailable (or the node is not ready); retry shortly',
-    headers: retryAfter,
+    description:
+      'The state store or the crypto workers are unavailable, the mempool is busy, or the node is not ready or shutting down; retry after Retry-After seconds',
+    headers: retryAfterUnavailable,
     content: errorContent,
   },
   OtherError: {
@@ -81,6 +132,8 @@ const DESCRIPTION = [
   'POST bodies are JSON (Content-Type: application/json). Field names match as in Go: the exact name first, then case-insensitively; unknown fields are ignored and null counts as absent.',
   'Unsigned 64-bit integers are accepted as JSON numbers or decimal strings and answered as JSON numbers.',
   'Every error is answered as {"error": message}; a method a path does not serve gets 405 with an Allow header.',
+  'Response objects list every field the node sends (the node checks its answers against these schemas in its tests); they are left open to fields added later.',
+  'The identity and miner WebSocket APIs are described under the extension `x-websockets` (OpenAPI 3.1 has no WebSocket operations); their message schemas are in components.schemas.',
 ].join('\n\n');
 
 const AUTH_DESCRIPTION: Record<RouteAuth, string> = {
@@ -114,24 +167,89 @@ function operationIdOf(method: Method, path: string): string {
 
 function responseObject(doc: ResponseDoc): Record<string, unknown> {
   const contentType = doc.contentType ?? 'application/json';
-  return { description: doc.description, content: { [contentType]: doc.schema === undefined ? {} : { schema: doc.schema } } };
+  const out: Record<string, unknown> = { description: doc.description };
+  if (doc.headers !== undefined) {
+    out['headers'] = Object.fromEntries(
+      Object.entries(doc.headers).map(([name, h]) => [name, { description: h.description, ...(h.required ? { required: true } : {}), schema: { type: 'string' } }]),
+    );
+  }
+  // A redirect or an empty answer has no body to describe.
+  if (contentType !== '') out['content'] = { [contentType]: doc.schema === undefined ? {} : { schema: doc.schema } };
+  return out;
 }
 
-function responsesFor(r: Route, auth: RouteAuth | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    '200': { description: 'Success: a JSON value', content: { 'application/json': { schema: {} } } },
-  };
-  if (r.method === 'POST') out['400'] = ref('BadRequest');
+/** The 200 of a route that declares no response: a documented free-form object. */
+const UNDESCRIBED = {
+  description: 'Success: a JSON object this document does not describe yet',
+  content: { 'application/json': { schema: { type: 'object', additionalProperties: true, description: 'Not described yet: any JSON object' } } },
+};
+
+function successResponse(r: Route): Record<string, unknown> {
+  if (r.response === undefined) return UNDESCRIBED;
+  if (r.response.empty) return { description: 'Success: an empty body' };
+  const content = { 'application/json': { schema: r.response.json } };
+  // OpenAPI has no "this JSON or nothing": the extension says so (the schema's description says when).
+  if (r.response.orEmpty) return { description: 'Success: this JSON body, or an empty body (see the schema’s description)', 'x-or-empty-body': true, content };
+  return { description: 'Success', content };
+}
+
+function responsesFor(r: Route, auth: RouteAuth | undefined, limited: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { '200': successResponse(r) };
+  if (r.method === 'POST' || r.path.includes('/:')) out['400'] = ref('BadRequest');
   if (auth !== undefined) {
     out['401'] = ref('Unauthorized');
     out['403'] = ref('Forbidden');
   }
+  for (const [status, description] of Object.entries(r.errors ?? {})) out[status] = { description, content: errorContent };
   if (r.method === 'POST') out['413'] = ref('PayloadTooLarge');
+  if (limited) out['429'] = ref('TooManyRequests');
   out['500'] = ref('InternalError');
   out['503'] = ref('ServiceUnavailable');
   out['default'] = ref('OtherError');
   for (const [status, doc] of Object.entries(r.responses ?? {})) out[status] = responseObject(doc);
   return out;
+}
+
+/** Names of the response components `x` refers to, and those they refer to, in first-use order. */
+function componentsUsed(roots: readonly unknown[]): Map<string, JsonSchema> {
+  const all = responseComponents();
+  const used = new Map<string, JsonSchema>();
+  const walk = (x: unknown): void => {
+    if (Array.isArray(x)) x.forEach(walk);
+    else if (typeof x === 'object' && x !== null) {
+      for (const [k, y] of Object.entries(x)) {
+        if (k === '$ref' && typeof y === 'string' && y.startsWith('#/components/schemas/')) {
+          const name = y.slice('#/components/schemas/'.length);
+          const schema = all.get(name);
+          if (schema !== undefined && !used.has(name)) {
+            used.set(name, schema);
+            walk(schema);
+          }
+        } else walk(y);
+      }
+    }
+  };
+  roots.forEach(walk);
+  return used;
+}
+
+function websocketsObject(docs: readonly WebSocketDoc[]): Record<string, unknown> {
+  const messages = (m: Readonly<Record<string, WebSocketMessageDoc>>): Record<string, unknown> =>
+    Object.fromEntries(Object.entries(m).map(([name, d]) => [name, { summary: d.summary, schema: d.schema }]));
+  return Object.fromEntries(
+    docs.map((d) => [
+      openApiPath(d.path),
+      {
+        summary: d.summary,
+        description: d.description,
+        ...(d.tags ? { tags: [...d.tags] } : {}),
+        'x-rate-limit-class': d.rateLimitClass,
+        maxMessageBytes: d.maxMessageBytes,
+        clientMessages: messages(d.clientMessages),
+        serverMessages: messages(d.serverMessages),
+      },
+    ]),
+  );
 }
 
 /**
@@ -151,8 +269,12 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Op
     let operationId = operationIdOf(r.method, r.path);
     for (let n = 2; operationIds.has(operationId); n++) operationId = `${operationIdOf(r.method, r.path)}${n}`;
     operationIds.add(operationId);
-    const op: OpenApiOperation = { operationId, summary: r.summary, responses: responsesFor(r, auth) };
+    const rateClass = rateClassOf(r);
+    const limited = rateClass !== null && (info.rateLimits === undefined || info.rateLimits[rateClass] !== null);
+    const op: OpenApiOperation = { operationId, summary: r.summary, responses: responsesFor(r, auth, limited) };
+    if (r.tags !== undefined) op.tags = [...r.tags];
     if (auth !== undefined) op.description = AUTH_DESCRIPTION[auth];
+    if (limited) (op as OpenApiOperation & Record<string, unknown>)['x-rate-limit-class'] = rateClass;
     const params = [...r.path.matchAll(/\/:([^/]+)/g)].map((m) => m[1]!);
     if (params.length > 0) {
       op.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
@@ -173,9 +295,21 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Op
     }
     item[method] = op;
   }
-  return {
+  const websockets = info.websockets ?? [];
+  const used = componentsUsed([
+    ...routes.map((r) => r.body?.json),
+    ...routes.map((r) => r.response?.json),
+    ...routes.map((r) => r.responses),
+    ...websockets.map((w) => [w.clientMessages, w.serverMessages]),
+  ]);
+  const tagNames = [...new Set([...routes.flatMap((r) => r.tags ?? []), ...websockets.flatMap((w) => w.tags ?? [])])];
+  const tagDescriptions = new Map((info.tags ?? []).map((t) => [t.name, t.description]));
+  const order = (info.tags ?? []).map((t) => t.name);
+  tagNames.sort((a, b) => (order.indexOf(a) === -1 ? Infinity : order.indexOf(a)) - (order.indexOf(b) === -1 ? Infinity : order.indexOf(b)));
+  const doc: OpenApiDocument = {
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description ?? DESCRIPTION },
+    ...(tagNames.length > 0 ? { tags: tagNames.map((name) => (tagDescriptions.has(name) ? { name, description: tagDescriptions.get(name)! } : { name })) } : {}),
     paths,
     components: {
       schemas: {
@@ -184,10 +318,13 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Op
           properties: { error: { type: 'string', description: 'What went wrong, for people' } },
           required: ['error'],
         },
+        ...Object.fromEntries(used),
       },
       responses: ERROR_RESPONSES,
     },
   };
+  if (websockets.length > 0) doc['x-websockets'] = websocketsObject(websockets);
+  return doc;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,6 +355,11 @@ const EXAMPLE_KEY = Uint8Array.from(Buffer.from('0279be667ef9dcbbac55a06295ce870
 const KEY_FIELD = /PublicKeys?(Base58Check)?(OrUsername)?$/;
 
 function example(s: JsonSchema, network: Network, name: string): unknown {
+  if (typeof s['$ref'] === 'string') {
+    const target = responseComponents().get(s['$ref'].replace('#/components/schemas/', ''));
+    if (target === undefined) throw new NoExample(`${s['$ref']} is not a component`);
+    return example(target, network, name);
+  }
   if (Array.isArray(s['examples']) && s['examples'].length > 0) return s['examples'][0];
   // A number or boolean default is the natural example. An empty-string, array or object
   // default (absent means empty) says nothing; a built value shows the field's form.

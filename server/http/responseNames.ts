@@ -60,3 +60,23 @@ export function withReferenceNames(body: unknown): unknown {
 export function responseBody(body: unknown, names: ResponseNames): unknown {
   return names === 'reference' ? withReferenceNames(body) : body;
 }
+
+/**
+ * A JSON Schema (or a document holding schemas) under this setting: keys renamed as in
+ * answers, and the names in `required` lists with them, so a schema of spec names describes
+ * the reference-named answer.
+ */
+export function schemaWithNames<T>(schema: T, names: ResponseNames): T {
+  if (names === 'spec') return schema;
+  const walk = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(walk);
+    if (x === null || typeof x !== 'object') return x;
+    const out: Record<string, unknown> = {};
+    for (const [k, y] of Object.entries(x as Record<string, unknown>)) {
+      const name = RENAMED.get(k) ?? k;
+      out[name] = k === 'required' && Array.isArray(y) ? y.map((n) => (typeof n === 'string' ? (RENAMED.get(n) ?? n) : n)) : walk(y);
+    }
+    return out;
+  };
+  return walk(schema) as T;
+}

@@ -2,7 +2,7 @@
  * What a route file declares. Route files are tables of these; they never see uWS.
  */
 import type { Logger } from 'pino';
-import type { JsonSchema, Schema } from './schema.js';
+import type { JsonSchema, ResponseSchema, Schema } from './schema.js';
 import type { CallerProof } from './authenticatedCaller.js';
 
 export type Method = 'GET' | 'POST';
@@ -57,6 +57,8 @@ export interface ResponseDoc {
   contentType?: string;
   /** JSON Schema of the body; omitted when the body is not described. */
   schema?: JsonSchema;
+  /** Headers the answer carries, by name (e.g. `Location` of a redirect). */
+  headers?: Readonly<Record<string, { description: string; required?: boolean }>>;
 }
 
 export interface Route<B = unknown> {
@@ -68,9 +70,27 @@ export interface Route<B = unknown> {
   body?: Schema<B>;
   /** Credentials the handler requires (documented only). */
   auth?: RouteAuth;
+  /**
+   * The 200 JSON answer (schema.ts `out`): published in the OpenAPI document and, under
+   * `--check-responses`, checked against every 200 JSON answer the route sends.
+   */
+  response?: ResponseSchema;
   /** Answers by status, replacing the generic ones of the OpenAPI document (documented only). */
   responses?: Readonly<Record<number, ResponseDoc>>;
+  /** When the route answers these error statuses beyond the generic ones, e.g. `{404: 'no such post'}` (documented only). */
+  errors?: Readonly<Partial<Record<404 | 409, string>>>;
+  /** The API area, the OpenAPI tag (routes/index.ts `area` sets it per table). */
+  tags?: readonly string[];
   handle(ctx: RouteContext<B>): Promise<Reply> | Reply;
+}
+
+/**
+ * Tags every route of an area's table with the area's name (the OpenAPI tag), and `/admin/`
+ * routes with `Admin` too; returns the table.
+ */
+export function area(tag: string, routes: Route[]): Route[] {
+  for (const r of routes) r.tags = r.path.startsWith('/admin/') && tag !== 'Admin' ? [tag, 'Admin'] : [tag];
+  return routes;
 }
 
 /** Keeps the body type of a route tied to its schema when routes are collected in arrays. */

@@ -17,6 +17,7 @@ import type { Method, Reply, Route } from './route.js';
 import type { IncomingRequest, OutgoingResponse } from './uws.js';
 import { PayloadTooLarge } from './uws.js';
 import { originListed } from './origins.js';
+import { ResponseChecker } from './responseCheck.js';
 import { responseBody, type ResponseNames } from './responseNames.js';
 
 export const API_PREFIX = '/api/v0';
@@ -35,6 +36,12 @@ export interface RouterOptions {
   slowRequestMs?: number;
   /** Response field names (responseNames.ts). @default 'spec' */
   responseNames?: ResponseNames;
+  /**
+   * Check every 200 answer against its route's response schema and answer 500 naming the
+   * field when it does not conform (`--check-responses`; the test nodes run with it). Off, it
+   * costs one property read per request. @default false
+   */
+  checkResponses?: boolean;
 }
 
 /** One dispatched request, as metrics see it. */
@@ -94,12 +101,14 @@ export class Router {
   /** Per GET route: its last answer's ETag and compressed forms (compression.ts). */
   private readonly memos = new WeakMap<Route, ResponseMemo>();
   readonly routes: Route[] = [];
+  private readonly checker: ResponseChecker | null;
 
   constructor(
     tables: ReadonlyArray<readonly Route[]>,
     private readonly opts: RouterOptions,
   ) {
     for (const table of tables) for (const r of table) this.add(r);
+    this.checker = opts.checkResponses ? new ResponseChecker(opts.responseNames ?? 'spec') : null;
   }
 
   private add(r: Route): void {
@@ -241,7 +250,15 @@ export class Router {
         caller: limiter ? { authenticated: (pk: string) => limiter.checkCaller(route, req.remoteAddress, pk) } : UNLIMITED_CALLER,
       };
       const reply = await route.handle(ctx);
-      return encodeReply(reply, base, this.opts.responseNames ?? 'spec');
+      const out = encodeReply(reply, base, this.opts.responseNames ?? 'spec');
+      if (this.checker !== null && route.response !== undefined) {
+        const problem = this.checker.violation(route.response, out);
+        if (problem !== null) {
+          this.opts.log.error({ route: route.path, problem }, 'answer does not conform to its response schema');
+          throw new ApiError(500, `response check: ${route.method} ${route.path} answered what its response schema does not describe: ${problem}`);
+        }
+      }
+      return out;
     } catch (err) {
       const e = toErrorReply(err, this.opts.log);
       return {

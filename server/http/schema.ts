@@ -274,3 +274,118 @@ function jsonValue(x: unknown): unknown {
 }
 
 export const v = { string, boolean, int, uint64, publicKey, array, record, object, optional };
+
+// ---------------------------------------------------------------------------------------------
+// Response schemas
+
+/**
+ * What a route answers with 200: a JSON Schema that the OpenAPI document publishes
+ * (openapi.ts) and that the router checks every answer against under `--check-responses`
+ * (responseCheck.ts; the test nodes run with it). One declaration per route, next to its body
+ * schema, so the document cannot drift from what the handlers send.
+ *
+ * Objects list every field they carry. The check treats an object that has `properties` and no
+ * `additionalProperties` as closed, so a field a handler adds without documenting it fails the
+ * e2e suites; the published schema leaves such objects open (JSON Schema's default), so a
+ * client keeps working when a field is added later.
+ */
+export interface ResponseSchema {
+  readonly json: JsonSchema;
+  /** The route answers 200 with an empty body (the reference's answer to several writes). */
+  readonly empty?: true;
+  /** Some 200 answers of the route are empty, the others are `json` (say when in its description). */
+  readonly orEmpty?: true;
+}
+
+/** A named schema lives once under `#/components/schemas/<name>`; uses are `$ref`s. */
+const RESPONSE_COMPONENTS = new Map<string, JsonSchema>();
+
+/** Every named response schema, by name (openapi.ts publishes those a document uses). */
+export function responseComponents(): ReadonlyMap<string, JsonSchema> {
+  return RESPONSE_COMPONENTS;
+}
+
+/** A field of `out.object` that may be absent (`omitempty` in the reference's Go structs). */
+interface OutOptional {
+  readonly outOptional: true;
+  readonly schema: ResponseSchema;
+}
+type OutField = ResponseSchema | OutOptional;
+const isOutOptional = (f: OutField): f is OutOptional => (f as OutOptional).outOptional === true;
+
+const described = (json: JsonSchema, description: string | undefined): JsonSchema => (description === undefined ? json : { ...json, description });
+
+/** The response-side builders (`v` is the request side). */
+export const out = {
+  string: (description?: string): ResponseSchema => ({ json: described({ type: 'string' }, description) }),
+  /** A string matching `pattern` (no flags, as request patterns). */
+  pattern: (pattern: RegExp, description?: string): ResponseSchema => ({ json: described({ type: 'string', pattern: pattern.source }, description) }),
+  /** Lower-case hex of some bytes ("" for none). */
+  hex: (description?: string): ResponseSchema => ({ json: described({ type: 'string', pattern: '^[0-9a-f]*$' }, description) }),
+  /** Bytes as Go's encoding/json writes a []byte: standard base64. */
+  base64: (description?: string): ResponseSchema => ({ json: described({ type: 'string', contentEncoding: 'base64' }, description) }),
+  /** A Base58Check public key of the node's network ("" where the answer says so). */
+  publicKey: (description?: string): ResponseSchema => ({ json: described({ type: 'string', format: PUBLIC_KEY_FORMAT }, description) }),
+  boolean: (description?: string): ResponseSchema => ({ json: described({ type: 'boolean' }, description) }),
+  /** A JSON integer (int, int64 or a uint64 known to stay below 2^53). */
+  int: (description?: string): ResponseSchema => ({ json: described({ type: 'integer' }, description) }),
+  /**
+   * A Go uint64, written as a JSON number as Go writes it: values above 2^53 lose precision in
+   * a JavaScript JSON.parse (amounts in nanos stay far below that in practice).
+   */
+  uint64: (description?: string): ResponseSchema => ({ json: described({ type: 'integer', minimum: 0, format: 'uint64' }, description) }),
+  /** A JSON number that may have a fraction (Go float64). */
+  number: (description?: string): ResponseSchema => ({ json: described({ type: 'number' }, description) }),
+  /** Always null (a field the reference keeps for shape compatibility). */
+  null: (description?: string): ResponseSchema => ({ json: described({ type: 'null' }, description) }),
+  /** One of these values. */
+  enum: (values: readonly (string | number | boolean)[], description?: string): ResponseSchema => ({ json: described({ enum: [...values] }, description) }),
+  literal: (value: string | number | boolean, description?: string): ResponseSchema => ({ json: described({ const: value }, description) }),
+  array: (item: ResponseSchema, description?: string): ResponseSchema => ({ json: described({ type: 'array', items: item.json }, description) }),
+  /** An object keyed by strings the answer chooses (public keys, hashes), each value `value`. */
+  record: (value: ResponseSchema, description?: string): ResponseSchema => ({ json: described({ type: 'object', additionalProperties: value.json }, description) }),
+  /** The value, or null (Go's nil pointer, slice or map). */
+  nullable: (s: ResponseSchema): ResponseSchema => {
+    const j = s.json;
+    if (typeof j['type'] === 'string' && j['enum'] === undefined && j['const'] === undefined) return { json: { ...j, type: [j['type'], 'null'] } };
+    return { json: { anyOf: [j, { type: 'null' }] } };
+  },
+  /** One (or more) of these shapes. */
+  anyOf: (options: readonly ResponseSchema[], description?: string): ResponseSchema => ({ json: described({ anyOf: options.map((o) => o.json) }, description) }),
+  /** A field of `out.object` that the answer leaves out in some cases (say which in `description`). */
+  optional: (schema: ResponseSchema): OutOptional => ({ outOptional: true, schema }),
+  /** An object with exactly these fields (see ResponseSchema on closed objects). */
+  object: (fields: Readonly<Record<string, OutField>>, description?: string): ResponseSchema => {
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const [name, f] of Object.entries(fields)) {
+      if (isOutOptional(f)) properties[name] = f.schema.json;
+      else {
+        properties[name] = f.json;
+        required.push(name);
+      }
+    }
+    return { json: described({ type: 'object', properties, required }, description) };
+  },
+  /**
+   * An object whose fields this document does not list (the transaction metadata of every
+   * transaction type, a document of its own): a documented free-form object, never `{}`.
+   */
+  freeObject: (description: string): ResponseSchema => ({ json: { type: 'object', additionalProperties: true, description } }),
+  /** The same schema with a description of this use. */
+  describe: (s: ResponseSchema, description: string): ResponseSchema => ({ json: { ...s.json, description } }),
+  /**
+   * `s` published once as `#/components/schemas/<name>` and referenced from every use; a
+   * generated client gets a type of that name. Defining one name twice differently throws.
+   */
+  named: (name: string, s: ResponseSchema): ResponseSchema => {
+    const existing = RESPONSE_COMPONENTS.get(name);
+    if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(s.json)) throw new Error(`response schema ${name} is defined twice`);
+    RESPONSE_COMPONENTS.set(name, s.json);
+    return { json: { $ref: `#/components/schemas/${name}` } };
+  },
+  /** A 200 with an empty body. */
+  empty: (): ResponseSchema => ({ json: {}, empty: true }),
+  /** `s`, or an empty body (a route with two kinds of answer, e.g. by operation). */
+  orEmpty: (s: ResponseSchema): ResponseSchema => ({ json: s.json, orEmpty: true }),
+};
