@@ -11,6 +11,7 @@ export function metricsRoutes(metrics: NodeMetrics): Route[] {
       summary:
         'Prometheus metrics (text format 0.0.4) of every server process of the node (with --processes N, the answering process ' +
         'gathers the others\' through the supervisor, each answering within 2 s or left out); every sample is labelled with its process id',
+      responses: { 200: { description: 'The Prometheus text exposition format 0.0.4', contentType: CONTENT_TYPE, schema: { type: 'string' } } },
       // no-store: a scrape is always fresh (and the router then adds no ETag).
       handle: async () => raw(await metrics.scrape(), CONTENT_TYPE, 200, { 'Cache-Control': 'no-store' }),
     }),

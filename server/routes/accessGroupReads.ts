@@ -12,7 +12,8 @@ import type { AppDeps } from '../app.js';
 import { groupId, type GroupId } from '../chain/state/accessGroups.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { accessGroupEntrySchema, accessGroupMemberEntrySchema, profileEntryMapSchema } from './responses.js';
 import { encodePublicKey } from '../keys/index.js';
 import {
   accessGroupInfo,
@@ -57,6 +58,39 @@ const bulkBody = v.object({
   ),
 });
 
+const groupList = out.array(accessGroupEntrySchema);
+export const ownedAndMemberGroupsResponse = out.named(
+  'UserAccessGroupsResponse',
+  out.object({
+    AccessGroupsOwned: out.optional(out.describe(groupList, 'Groups the key owns, base group first (not in …-member-only)')),
+    AccessGroupsMember: out.optional(out.describe(groupList, 'Groups the key is a member of, membership filled (not in …-owned)')),
+  }),
+);
+
+export const checkPartyAccessGroupsResponse = out.named(
+  'CheckPartyAccessGroupsResponse',
+  out.object({
+    SenderPublicKeyBase58Check: out.publicKey(),
+    SenderAccessGroupPublicKeyBase58Check: out.publicKey(),
+    SenderAccessGroupKeyName: out.string(),
+    IsSenderAccessGroupKey: out.boolean('false: the group is missing, the base key stands in'),
+    RecipientPublicKeyBase58Check: out.publicKey(),
+    RecipientAccessGroupPublicKeyBase58Check: out.publicKey(),
+    RecipientAccessGroupKeyName: out.string(),
+    IsRecipientAccessGroupKey: out.boolean(),
+  }),
+);
+
+export const paginatedAccessGroupMembersResponse = out.object({
+  AccessGroupMembersBase58Check: out.array(out.publicKey()),
+  PublicKeyToProfileEntryResponse: profileEntryMapSchema,
+});
+
+export const bulkAccessGroupEntriesResponse = out.object({
+  AccessGroupEntries: out.array(accessGroupEntrySchema),
+  PairsNotFound: out.nullable(out.array(out.object({ GroupOwnerPublicKeyBase58Check: out.string(), GroupKeyName: out.string() }), 'The pairs as sent; null when all were found')),
+});
+
 /**
  * A group named by owner key and raw key name: `""` (or all zero bytes) is the base group; other
  * names must have 1..32 bytes (core ValidateAccessGroupPublicKeyAndName).
@@ -82,6 +116,7 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
       path,
       summary,
       body: userBody,
+      response: ownedAndMemberGroupsResponse,
       async handle({ body }) {
         const pk = decodeKeyOr400(body.PublicKeyBase58Check, deps.config.network, 'PublicKeyBase58Check', `${prefix}: Problem decoding ownerbase58 public key`);
         const state = await view();
@@ -102,6 +137,7 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
       path: '/check-party-access-groups',
       summary: 'The access keys a DM between two parties should use; the base key when a requested group is missing (spec §4.2)',
       body: partyBody,
+      response: checkPartyAccessGroupsResponse,
       async handle({ body }) {
         const p = 'CheckPartyAccessGroups';
         const sender = decodeKeyOr400(body.SenderPublicKeyBase58Check, deps.config.network, 'SenderPublicKeyBase58Check', `${p}: Problem decoding sender public key`);
@@ -122,6 +158,8 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
       path: '/get-access-group-info',
       summary: 'One access group; the empty name is the owner’s base group (spec §4.2)',
       body: groupBody,
+      response: accessGroupEntrySchema,
+      errors: { 404: 'No access group of that owner and name' },
       async handle({ body }) {
         const p = 'GetAccessGroupInfo';
         const g = namedGroup(deps, p, 'AccessGroupOwnerPublicKeyBase58Check', body.AccessGroupOwnerPublicKeyBase58Check, body.AccessGroupKeyName);
@@ -138,6 +176,7 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
       path: '/get-access-group-member-info',
       summary: 'One membership of an access group; null when the key is no member (spec §4.2)',
       body: memberInfoBody,
+      response: out.nullable(accessGroupMemberEntrySchema),
       async handle({ body }) {
         const p = 'GetAccessGroupMemberInfo';
         const g = namedGroup(deps, p, 'AccessGroupOwnerPublicKeyBase58Check', body.AccessGroupOwnerPublicKeyBase58Check, body.AccessGroupKeyName);
@@ -151,6 +190,7 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
       path: '/get-paginated-access-group-members',
       summary: 'Member keys of an access group by key order, paged, with their profiles (spec §4.2)',
       body: membersPageBody,
+      response: paginatedAccessGroupMembersResponse,
       async handle({ body }) {
         const p = 'GetPaginatedAccessGroupMembers';
         if (body.MaxMembersToFetch < 1) throw badRequest(`${p}: MaxMembersToFetch cannot be less than 1: ${body.MaxMembersToFetch}`);
@@ -174,6 +214,7 @@ export function accessGroupReadRoutes(deps: AppDeps): Route[] {
       path: '/get-bulk-access-group-entries',
       summary: 'Many access groups by (owner, name); the missing ones in PairsNotFound (spec §4.2)',
       body: bulkBody,
+      response: bulkAccessGroupEntriesResponse,
       async handle({ body }) {
         const p = 'GetBulkAccessGroupEntries';
         const pairs = body.GroupOwnerAndGroupKeyNamePairs.map((sent, i) => ({

@@ -14,8 +14,8 @@ import { getAccessGroup, getAccessGroupMember, groupId, isBaseGroupKeyName, padG
 import { AccessGroupMemberOperation, AccessGroupOperation, type AccessGroupMember, type TxnMetadata } from '../chain/txn/metadata.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
-import { constructFields, constructForRequest, encodeExtraData, type ConstructedResponse } from './constructed.js';
+import { out, v } from '../http/schema.js';
+import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest, encodeExtraData, type ConstructedResponse } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -40,6 +40,9 @@ function constructedReply(r: ConstructedResponse, txnMeta: Record<string, unknow
     TransactionHex: r.fields.TransactionHex,
   };
 }
+
+/** The Transaction's TxnMeta carries the group metadata here (base64 bytes, Go's names). */
+export const accessGroupTxnResponse = constructedResponse('AccessGroupTxnResponse', BASIC_CONSTRUCTED);
 
 const groupBody = v.object({
   AccessGroupOwnerPublicKeyBase58Check: v.optional(v.string({ maxLength: 200 }), ''),
@@ -79,6 +82,7 @@ export function accessGroupRoutes(deps: AppDeps): Route[] {
       path,
       summary,
       body: groupBody,
+      response: accessGroupTxnResponse,
       async handle({ body }) {
         const owner = decodeKeyOr400(body.AccessGroupOwnerPublicKeyBase58Check, deps.config.network, 'AccessGroupOwnerPublicKeyBase58Check', `${prefix}: problem decoding ownerbase58 public key`);
         const name = utf8(body.AccessGroupKeyName);
@@ -110,6 +114,7 @@ export function accessGroupRoutes(deps: AppDeps): Route[] {
       path,
       summary,
       body: memberBody,
+      response: accessGroupTxnResponse,
       async handle({ body }) {
         const owner = decodeKeyOr400(body.AccessGroupOwnerPublicKeyBase58Check, deps.config.network, 'AccessGroupOwnerPublicKeyBase58Check', `${prefix}: problem decoding ownerbase58 public key`);
         const name = utf8(body.AccessGroupKeyName);

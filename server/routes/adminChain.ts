@@ -28,10 +28,10 @@ import type { TxnMetadata } from '../chain/txn/metadata.js';
 import { adminRoute } from '../http/adminAuth.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';
-import { v, ValidationError, type Optional, type Schema } from '../http/schema.js';
+import { out, v, ValidationError, type Optional, type Schema } from '../http/schema.js';
 import { encodePublicKey, PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { txnString } from '../social/spendingLimitResponse.js';
-import { constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
+import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 const INT64_MIN = -(1n << 63n);
@@ -90,6 +90,58 @@ const OPERATION_TYPES = ['connect_deso_node', 'disconnect_deso_node', 'get_info'
 const OPERATION_TYPES_TEXT = `map[${OPERATION_TYPES.map((t) => `${t}:true`).join(' ')}]`;
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+export const nodeControlResponse = out.orEmpty(
+  out.named(
+    'NodeControlInfo',
+    out.object(
+      {
+        DeSoStatus: out.object({
+          State: out.literal('FULLY_CURRENT', 'This node is the only source of its chain: always current'),
+          LatestHeaderHeight: out.int(),
+          LatestHeaderHash: out.hex(),
+          LatestHeaderTstampSecs: out.int(),
+          LatestBlockHeight: out.int(),
+          LatestBlockHash: out.hex(),
+          LatestBlockTstampSecs: out.int(),
+          LatestTxIndexHeight: out.int(),
+          HeadersRemaining: out.int(),
+          BlocksRemaining: out.int(),
+        }),
+        DeSoOutboundPeers: out.array(out.freeObject('A peer (this node has none)'), 'Always empty: no peer networking'),
+        DeSoInboundPeers: out.array(out.freeObject('A peer (this node has none)'), 'Always empty'),
+        DeSoUnconnectedPeers: out.array(out.freeObject('A peer (this node has none)'), 'Always empty'),
+        RemoteNodeConnections: out.array(out.freeObject('A connection (this node has none)'), 'Always empty'),
+        MinerPublicKeys: out.array(out.publicKey(), 'The keys the built-in miner pays'),
+      },
+      'get_info answers this; update_miner answers an empty body',
+    ),
+  ),
+);
+
+export const mempoolStatsResponse = out.object({
+  TransactionSummaryStats: out.record(out.object({ Count: out.int(), TotalBytes: out.int() }), 'By transaction type name'),
+});
+
+export const globalParamsResponseSchema = out.named(
+  'GlobalParamsResponse',
+  out.object({
+    USDCentsPerBitcoin: out.uint64(),
+    CreateProfileFeeNanos: out.uint64(),
+    MinimumNetworkFeeNanosPerKB: out.uint64(),
+    CreateNFTFeeNanos: out.uint64(),
+    MaxCopiesPerNFT: out.uint64(),
+    StakeLockupEpochDuration: out.uint64(),
+    ValidatorJailEpochDuration: out.uint64(),
+    LeaderScheduleMaxNumValidators: out.uint64(),
+    ValidatorSetMaxNumValidators: out.uint64(),
+    EpochDurationNumBlocks: out.uint64(),
+    JailInactiveValidatorGracePeriodEpochs: out.uint64(),
+  }),
+);
+
+/** update-global-params and swap-identity: the five basic fields (reference: no TxnHashHex). */
+export const paramUpdaterTxnResponse = constructedResponse('ParamUpdaterTxnResponse', BASIC_CONSTRUCTED);
 
 /** The response fields of update-global-params and swap-identity (reference: no TxnHashHex). */
 function txnResponse(fields: { TotalInputNanos: bigint; ChangeAmountNanos: number; FeeNanos: bigint; Transaction: Record<string, unknown>; TransactionHex: string }) {
@@ -154,6 +206,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       summary: 'Node status (get_info) and the built-in miner (update_miner); this node has no peers to connect',
       level: 'admin',
       body: nodeControlBody,
+      response: nodeControlResponse,
       async handle({ body }) {
         const op = body.OperationType;
         if (!(OPERATION_TYPES as readonly string[]).includes(op)) {
@@ -209,6 +262,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       summary: 'Count and bytes of the mempool transactions, by transaction type',
       level: 'admin',
       body: emptyBody,
+      response: mempoolStatsResponse,
       async handle() {
         const stats: Record<string, { Count: number; TotalBytes: number }> = {};
         for (const m of await deps.chain.mempool()) {
@@ -225,6 +279,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       summary: 'The global params in force for the next block (tip plus mempool)',
       level: 'admin',
       body: emptyBody,
+      response: globalParamsResponseSchema,
       handle: globalParamsResponse,
     }),
     route({
@@ -232,6 +287,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       path: '/get-global-params',
       summary: 'The global params in force for the next block (tip plus mempool); public',
       body: emptyBody,
+      response: globalParamsResponseSchema,
       handle: globalParamsResponse,
     }),
     adminRoute(deps, {
@@ -239,6 +295,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       summary: 'Construct an UPDATE_GLOBAL_PARAMS transaction for a param updater to sign: values ≥ 0 (−1 or omitted = unchanged)',
       level: 'superAdmin',
       body: updateGlobalParamsBody,
+      response: paramUpdaterTxnResponse,
       async handle({ body }) {
         const P = 'UpdateGlobalParams: ';
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', `${P}Problem decoding updater base58 public key`);
@@ -262,6 +319,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       summary: 'Construct a SWAP_IDENTITY transaction for a param updater to sign: From and To trade profiles and coins',
       level: 'superAdmin',
       body: swapIdentityBody,
+      response: paramUpdaterTxnResponse,
       async handle({ body }) {
         const P = 'SwapIdentity: ';
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', `${P}Problem decoding updater base58 public key`);

@@ -14,7 +14,7 @@ import { getPost, type PostRecord } from '../chain/state/posts.js';
 import { adminRoute } from '../http/adminAuth.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
 import { parsePostHashHex, removeNilPosts, setInGlobalFeed, setPinned } from '../social/feed.js';
 
 export const adminUpdateGlobalFeedBody = v.object({
@@ -53,6 +53,8 @@ export function adminFeedRoutes(deps: AppDeps): Route[] {
       summary: 'Puts a post on the global feed, or takes it off (RemoveFromGlobalFeed)',
       level: 'admin',
       body: adminUpdateGlobalFeedBody,
+      response: out.object({}),
+      errors: { 404: 'No post with that hash' },
       async handle({ body }) {
         const post = await requestedPost(deps, body.PostHashHex, 'AdminUpdateGlobalFeed');
         await setInGlobalFeed(deps.store, post, body.RemoveFromGlobalFeed);
@@ -64,6 +66,8 @@ export function adminFeedRoutes(deps: AppDeps): Route[] {
       summary: 'Pins a post to the top of the global feed, or unpins it (UnpinPost)',
       level: 'admin',
       body: adminPinPostBody,
+      response: out.object({}),
+      errors: { 404: 'No post with that hash' },
       async handle({ body }) {
         const post = await requestedPost(deps, body.PostHashHex, 'AdminPinPost');
         await setPinned(deps.store, post, body.UnpinPost);
@@ -75,6 +79,7 @@ export function adminFeedRoutes(deps: AppDeps): Route[] {
       summary: 'Takes global-feed entries whose post is gone (absent or hidden) off the feed, newest first',
       level: 'superAdmin',
       body: adminRemoveNilPostsBody,
+      response: out.object({}),
       async handle({ body, log }) {
         const numToSearch = body.NumPostsToSearch === 0 ? DEFAULT_NIL_POSTS_TO_SEARCH : body.NumPostsToSearch;
         const removed = await removeNilPosts(deps.store, await deps.chain.pendingView(), numToSearch);

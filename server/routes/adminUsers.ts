@@ -16,7 +16,8 @@ import { isValidUsername, PROFILE_LIMITS } from '../chain/rules/profiles.js';
 import { adminRoute } from '../http/adminAuth.js';
 import { badRequest } from '../http/errors.js';
 import { empty, json, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { profileEntrySchema } from './responses.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import type { Store } from '../store/types.js';
 import { profileEntryResponse, tutorialFlags } from '../social/profileEntry.js';
@@ -73,6 +74,65 @@ export const adminGetVerifiedUsersBody = v.object({});
 
 export const adminGetUsernameVerificationAuditLogsBody = v.object({
   Username: v.string({ maxLength: 100 }),
+});
+
+/** The reference's UserMetadata record (userMetadataJson below). */
+export const userGlobalMetadataSchema = out.named(
+  'UserGlobalMetadata',
+  out.object({
+    PublicKey: out.base64('The 33-byte public key'),
+    RemoveEverywhere: out.boolean('Blacklisted'),
+    RemoveFromLeaderboard: out.boolean('Graylisted'),
+    Email: out.string(),
+    EmailVerified: out.boolean(),
+    PhoneNumber: out.string(),
+    PhoneNumberCountryCode: out.string(),
+    MessageReadStateByContact: out.nullable(out.record(out.int(), 'Read state by contact public key')),
+    NotificationLastSeenIndex: out.int(),
+    SatoshisBurnedSoFar: out.int(),
+    HasBurnedEnoughSatoshisToCreateProfile: out.boolean(),
+    BlockedPublicKeys: out.nullable(out.record(out.object({}), 'Blocked keys, {"<key>": {}}')),
+    WhitelistPosts: out.boolean(),
+    JumioInternalReference: out.string(),
+    JumioFinishedTime: out.int(),
+    JumioVerified: out.boolean(),
+    JumioReturned: out.boolean(),
+    JumioTransactionID: out.string(),
+    JumioDocumentKey: out.null(),
+    RedoJumio: out.boolean(),
+    JumioStarterDeSoTxnHashHex: out.string(),
+    JumioShouldCompProfileCreation: out.boolean(),
+    MustCompleteTutorial: out.boolean(),
+    IsFeaturedTutorialWellKnownCreator: out.boolean(),
+    IsFeaturedTutorialUpAndComingCreator: out.boolean(),
+    TutorialStatus: out.string(),
+    CreatorPurchasedInTutorialPKID: out.nullable(out.array(out.int(), '33 bytes as numbers')),
+    CreatorCoinsPurchasedInTutorial: out.uint64(),
+    ReferralHashBase58Check: out.string(),
+    ReferrerDeSoTxnHash: out.string(),
+    UnreadNotifications: out.int(),
+    LatestUnreadNotificationIndex: out.int(),
+  }),
+);
+
+export const allUserGlobalMetadataResponse = out.object({
+  PubKeyToUserGlobalMetadata: out.record(userGlobalMetadataSchema, 'By Base58Check public key'),
+  PubKeyToUsername: out.record(out.string(), 'Usernames of those with a profile'),
+});
+export const adminUserGlobalMetadataResponse = out.object({ UserMetadata: userGlobalMetadataSchema, UserProfileEntryResponse: out.nullable(profileEntrySchema) });
+const messageResponse = out.object({ Message: out.string() });
+export const verifiedUsersResponse = out.object({ VerifiedUsers: out.array(out.string(), 'Lower-cased usernames, removed ones included') });
+export const verificationAuditLogsResponse = out.object({
+  VerificationAuditLogs: out.array(
+    out.object({
+      TimestampNanos: out.uint64(),
+      VerifierUsername: out.string(),
+      VerifierPublicKeyBase58Check: out.string('The admin (or the --dev-open-admin marker)'),
+      VerifiedUsername: out.string(),
+      VerifiedPublicKeyBase58Check: out.publicKey(),
+      IsRemoval: out.boolean(),
+    }),
+  ),
 });
 
 /** Core's username rule: ^[a-zA-Z0-9_]+$, 1 to 25 bytes. */
@@ -167,6 +227,7 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
       summary: 'Blacklists/graylists (IsBlacklistUpdate) or whitelists (IsWhitelistUpdate) a user, or clears their phone number',
       level: 'admin',
       body: adminUpdateUserGlobalMetadataBody,
+      response: out.empty(),
       async handle({ body }, admin) {
         const P = 'AdminUpdateUserGlobalMetadata';
         if (body.UserPublicKeyBase58Check === '' && body.Username === '') throw badRequest(`${P}Request: Must provide a valid username or public key.`);
@@ -215,6 +276,7 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
       summary: 'The user global metadata records of this node (in public-key order) and the usernames of their profiles',
       level: 'admin',
       body: adminGetAllUserGlobalMetadataBody,
+      response: allUserGlobalMetadataResponse,
       async handle({ body }) {
         const limit = body.NumToFetch === 0 ? MAX_USER_METADATA_TO_FETCH : body.NumToFetch;
         const [hexKeys, state] = await Promise.all([usersWithMetadata(deps.store, limit), deps.chain.pendingView()]);
@@ -241,6 +303,7 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
       summary: "A user's global metadata record (email and phone included) and profile",
       level: 'admin',
       body: adminGetUserGlobalMetadataBody,
+      response: adminUserGlobalMetadataResponse,
       async handle({ body }) {
         const pk33 = keyOr400(body.UserPublicKeyBase58Check, 'UserPublicKeyBase58Check', 'AdminGetUserGlobalMetadata: Problem userPublicKeyBase58Check');
         const state = await deps.chain.pendingView();
@@ -253,6 +316,7 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
       summary: 'Verifies a username for the profile that holds it (IsVerified in every ProfileEntryResponse)',
       level: 'superAdmin',
       body: adminGrantVerificationBadgeBody,
+      response: messageResponse,
       async handle({ body }, admin) {
         const P = 'AdminGrantVerificationBadge';
         const username = body.UsernameToVerify;
@@ -266,6 +330,7 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
       summary: 'Removes the verification badge of a username (the username stays listed as removed)',
       level: 'superAdmin',
       body: adminRemoveVerificationBadgeBody,
+      response: messageResponse,
       async handle({ body }, admin) {
         const P = 'AdminRemoveVerificationBadge';
         const username = body.UsernameForWhomToRemoveVerification;
@@ -284,6 +349,7 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
       summary: 'Every username ever verified on this node (lower-cased), removed ones included',
       level: 'admin',
       body: adminGetVerifiedUsersBody,
+      response: verifiedUsersResponse,
       handle: async () => json({ VerifiedUsers: await verifiedUsernames(deps.store) }),
     }),
     adminRoute(deps, {
@@ -291,6 +357,7 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
       summary: 'The grants and removals of a username’s verification badge, newest first',
       level: 'superAdmin',
       body: adminGetUsernameVerificationAuditLogsBody,
+      response: verificationAuditLogsResponse,
       async handle({ body }) {
         if (!isUsername(body.Username)) throw badRequest('AdminGetUsernameVerificationAuditLogs: Must provide a valid username');
         const logs = await verificationAuditLogs(deps.store, body.Username);

@@ -14,9 +14,9 @@ import { creatorCoinBalance } from '../chain/state/creatorCoins.js';
 import { CreatorCoinOperation } from '../chain/txn/metadata.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
 import type { Constructed } from '../chain/construct.js';
-import { constructFields, constructForRequest } from './constructed.js';
+import { CONSTRUCTED_WITH_SPEND, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 export const buyOrSellCreatorCoinBody = v.object({
@@ -34,6 +34,12 @@ export const buyOrSellCreatorCoinBody = v.object({
   MinNativeExpectedNanos: v.optional(v.uint64(), 0n),
   MinCreatorCoinExpectedNanos: v.optional(v.uint64(), 0n),
   ...constructFields,
+});
+
+export const buyOrSellCreatorCoinResponse = constructedResponse('BuyOrSellCreatorCoinResponse', CONSTRUCTED_WITH_SPEND, {
+  ExpectedNativeReturnedNanos: out.uint64('A sell: the native coin it returns now; 0 for a buy'),
+  ExpectedCreatorCoinReturnedNanos: out.uint64('A buy: the creator coin it returns now; 0 for a sell'),
+  FounderRewardGeneratedNanos: out.uint64('A buy: creator coin minted to the creator (0 under the current rules)'),
 });
 
 const either = (reference: bigint, spec: bigint): bigint => (spec > 0n ? spec : reference);
@@ -74,6 +80,7 @@ export function creatorCoinRoutes(deps: AppDeps): Route[] {
       path: '/buy-or-sell-creator-coin',
       summary: 'Construct a CREATOR_COIN buy or sell with its expected outcome (reference backend BuyOrSellCreatorCoin); sign and submit it',
       body: buyOrSellCreatorCoinBody,
+      response: buyOrSellCreatorCoinResponse,
       async handle({ body }) {
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', 'BuyOrSellCreatorCoin: Problem decoding updater public key');
         const creator = decodeKeyOr400(body.CreatorPublicKeyBase58Check, network, 'CreatorPublicKeyBase58Check', 'BuyOrSellCreatorCoin: Problem decoding creator public key');

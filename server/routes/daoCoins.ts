@@ -18,10 +18,10 @@ import type { StateView } from '../chain/state/view.js';
 import { DAOCoinLimitOrderFill, DAOCoinLimitOrderOperation, DAOCoinOperation, type DAOCoinLimitOrderMetadata } from '../chain/txn/metadata.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v, ValidationError, type Schema } from '../http/schema.js';
+import { out, v, ValidationError, type Schema } from '../http/schema.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { isStoreUnavailable } from '../store/types.js';
-import { constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
+import { CONSTRUCTED_WITH_HASH, CONSTRUCTED_WITH_SPEND, constructedResponse, constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -91,6 +91,17 @@ const cancelOrderBody = v.object({
   TransactorPublicKeyBase58Check: v.optional(v.string(KEY), ''),
   CancelOrderID: v.optional(v.string({ maxLength: 200 }), ''),
   ...constructFields,
+});
+
+export const daoCoinTxnResponse = constructedResponse('DAOCoinResponse', CONSTRUCTED_WITH_HASH);
+export const transferDaoCoinResponse = constructedResponse('TransferDAOCoinResponse', CONSTRUCTED_WITH_HASH);
+export const daoCoinLimitOrderResponse = constructedResponse('DAOCoinLimitOrderResponse', CONSTRUCTED_WITH_SPEND, {
+  SimulatedExecutionResult: out.nullable(
+    out.object(
+      { BuyingCoinQuantityFilled: out.string('Decimal'), SellingCoinQuantityFilled: out.string('Decimal') },
+      'What the order would fill now against the book (tip plus mempool); null for a cancellation',
+    ),
+  ),
 });
 
 /** A lookup table for client strings: no prototype, so "constructor" or "__proto__" find nothing. */
@@ -189,6 +200,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       path: '/dao-coin',
       summary: 'Construct a DAO_COIN transaction: mint, burn, disable minting or update the transfer restriction (reference §4.2)',
       body: daoCoinBody,
+      response: daoCoinTxnResponse,
       async handle({ body }) {
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', 'DAOCoin: Problem decoding updater public key');
         const state = await deps.chain.pendingView();
@@ -222,6 +234,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       path: '/transfer-dao-coin',
       summary: 'Construct a DAO_COIN_TRANSFER transaction (reference §4.2)',
       body: transferDaoCoinBody,
+      response: transferDaoCoinResponse,
       async handle({ body }) {
         const sender = decodeKeyOr400(body.SenderPublicKeyBase58Check, network, 'SenderPublicKeyBase58Check', 'TransferDAOCoin: Problem decoding sender public key');
         const state = await deps.chain.pendingView();
@@ -242,6 +255,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       path: '/create-dao-coin-limit-order',
       summary: 'Construct a DAO coin limit order from Price/Quantity strings, with its simulated execution (reference §4.2, §7.3)',
       body: createOrderBody,
+      response: daoCoinLimitOrderResponse,
       async handle({ body }) {
         // The backend's helper prefixes its errors and the handler prefixes them again (quirk).
         const fail = (msg: string): ApiError => badRequest(`CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: ${msg}`);
@@ -320,6 +334,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       path: '/cancel-dao-coin-limit-order',
       summary: 'Construct the cancellation of one of the transactor’s open DAO coin limit orders (reference §4.2)',
       body: cancelOrderBody,
+      response: daoCoinLimitOrderResponse,
       async handle({ body }) {
         if (body.TransactorPublicKeyBase58Check === '') throw badRequest('CancelDAOCoinLimitOrder: must provide a TransactorPublicKeyBase58Check');
         const state = await deps.chain.pendingView();

@@ -27,7 +27,8 @@ import { decodeSpendingLimit, emptySpendingLimit, encodeSpendingLimit, type Tran
 import { decodeDerSignature } from '../chain/txn/derSignature.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { transactionSpendingLimitSchema, userDerivedKeySchema } from './responses.js';
 import { sha256d } from '../../wasm/hash.js';
 import { toHex } from '../hex.js';
 import { metamaskAccessBytes } from '../social/metamaskAccessBytes.js';
@@ -35,7 +36,7 @@ import { cachedRoute } from '../http/readCache.js';
 import { SpendingLimitRequestError, spendingLimitFromJson, transactionSpendingLimitJson, type TransactionSpendingLimitJson } from '../social/spendingLimitRequest.js';
 import { transactionSpendingLimitResponse } from '../social/spendingLimitResponse.js';
 import { userDerivedKeyResponse } from '../social/users.js';
-import { constructFields, constructForRequest } from './constructed.js';
+import { CONSTRUCTED_WITH_SPEND, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 const PREFIX = 'AuthorizeDerivedKey';
@@ -70,6 +71,15 @@ export const getTransactionSpendingLimitHexStringBody = v.object({
   TransactionSpendingLimit: v.optional(transactionSpendingLimitJson),
 });
 
+/** The Transaction's TxnMeta carries the authorization (DerivedPublicKey, ExpirationBlock, OperationType, AccessSignature). */
+export const authorizeDerivedKeyResponse = constructedResponse('AuthorizeDerivedKeyResponse', CONSTRUCTED_WITH_SPEND);
+export const getAccessBytesResponse = out.object({
+  TransactionSpendingLimitHex: out.hex(),
+  AccessBytesHex: out.hex('The access bytes as MetaMask signs them'),
+});
+export const spendingLimitHexResponse = out.object({ HexString: out.hex() });
+export const singleDerivedKeyResponse = out.object({ DerivedKey: userDerivedKeySchema });
+
 const HEX_DIGITS = /^[0-9a-fA-F]*$/;
 /** A limit's hex in a path: far above any limit a transaction can carry (100 KB). */
 const MAX_LIMIT_HEX_CHARS = 200_000;
@@ -97,6 +107,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       path: '/authorize-derived-key',
       summary: 'Construct an AUTHORIZE_DERIVED_KEY: let a derived key sign for the owner within a spending limit (reference §4.2)',
       body: authorizeDerivedKeyBody,
+      response: authorizeDerivedKeyResponse,
       async handle({ body }) {
         if (body.OwnerPublicKeyBase58Check === '' || body.DerivedPublicKeyBase58Check === '') throw badRequest(`${PREFIX}: Must provide an owner and a derived key.`);
         const owner = decodeKey(body.OwnerPublicKeyBase58Check, 'owner', 'OwnerPublicKeyBase58Check');
@@ -164,6 +175,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       path: '/get-access-bytes',
       summary: 'A spending limit as the hex the owner signs into the access bytes, and the MetaMask text of the access bytes (social-graph §1.1)',
       body: getAccessBytesBody,
+      response: getAccessBytesResponse,
       handle({ body }) {
         const derived = keyOr400(body.DerivedPublicKeyBase58Check, 'DerivedPublicKeyBase58Check', 'GetAccessBytes: Problem decoding derived public key');
         const limit = limitOf(body.TransactionSpendingLimit, 'GetAccessBytes');
@@ -178,6 +190,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       path: '/get-transaction-spending-limit-hex-string',
       summary: 'A spending limit as its hex (the bytes get-access-bytes answers; social-graph §1.2)',
       body: getTransactionSpendingLimitHexStringBody,
+      response: spendingLimitHexResponse,
       handle({ body }) {
         return json({ HexString: toHex(encodeSpendingLimit(limitOf(body.TransactionSpendingLimit, 'GetTransactionSpendingLimitHexString'))) });
       },
@@ -186,6 +199,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       method: 'GET',
       path: '/get-transaction-spending-limit-response-from-hex/:TransactionSpendingLimitHex',
       summary: 'A spending limit hex read back as JSON (the bare limit object; ?blockHeight= is accepted, every height has the current encoding; social-graph §1.3)',
+      response: transactionSpendingLimitSchema,
       handle({ params, query }) {
         const prefix = 'GetTransactionSpendingLimitResponseFromHex';
         const text = params['TransactionSpendingLimitHex'] ?? '';
@@ -214,6 +228,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       method: 'GET',
       path: '/get-single-derived-key/:OwnerPublicKeyBase58Check/:DerivedPublicKeyBase58Check',
       summary: "One derived key of an owner with its validity and remaining spending limit, mempool included (what the SDK refreshes after every submit; social-graph §1.5)",
+      response: singleDerivedKeyResponse,
       async handle({ params }, chainState) {
         const prefix = 'GetSingleDerivedKey';
         const owner = keyOr400(params['OwnerPublicKeyBase58Check'] ?? '', 'ownerPublicKeyBase58Check', `${prefix}: Problem decoding owner public key`);

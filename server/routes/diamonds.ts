@@ -13,11 +13,12 @@ import { getProfileByUsername } from '../chain/state/profiles.js';
 import type { TxnOutput } from '../chain/txn/envelope.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { postEntrySchema, profileEntrySchema } from './responses.js';
 import { diamondedPosts, diamondsForPost, diamondsForPublicKey, prepareDiamond } from '../social/diamonds.js';
 import { parsePostHashHex } from '../social/feed.js';
 import { completeTutorialDiamond } from '../social/tutorial.js';
-import { constructFields, constructForRequest } from './constructed.js';
+import { CONSTRUCTED_WITH_SPEND, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 const MAX_INT = Number.MAX_SAFE_INTEGER;
@@ -63,6 +64,34 @@ export const getDiamondedPostsBody = v.object({
   NumToFetch: v.optional(v.int(0, MAX_INT), 0),
 });
 
+export const sendDiamondsResponse = constructedResponse('SendDiamondsResponse', CONSTRUCTED_WITH_SPEND);
+
+export const getDiamondsForPublicKeyResponse = out.object({
+  DiamondSenderSummaryResponses: out.array(
+    out.object({
+      SenderPublicKeyBase58Check: out.publicKey(),
+      ReceiverPublicKeyBase58Check: out.publicKey(),
+      TotalDiamonds: out.int(),
+      HighestDiamondLevel: out.int(),
+      DiamondLevelMap: out.record(out.int(), 'Posts diamonded at each level, by level'),
+      ProfileEntryResponse: out.nullable(profileEntrySchema),
+    }),
+    'One summary per counterparty, profiles first by coin value',
+  ),
+  TotalDiamonds: out.int(),
+});
+
+export const getDiamondsForPostResponse = out.object({
+  DiamondSenders: out.array(out.object({ DiamondSenderProfile: profileEntrySchema, DiamondLevel: out.int() })),
+});
+
+export const getDiamondedPostsResponse = out.object({
+  DiamondedPosts: out.array(postEntrySchema, 'Each with DiamondsFromSender, the reader’s state and, for a comment, ParentPosts'),
+  TotalDiamondsGiven: out.int(),
+  ReceiverProfileEntryResponse: out.nullable(profileEntrySchema),
+  SenderProfileEntryResponse: out.nullable(profileEntrySchema),
+});
+
 export function diamondRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
   const view = () => deps.chain.pendingView();
@@ -74,6 +103,7 @@ export function diamondRoutes(deps: AppDeps): Route[] {
       path: '/send-diamonds',
       summary: "Construct a diamond: a BASIC_TRANSFER paying the post's author the new level's nanos minus the sender's previous level's, with ExtraData DiamondLevel and DiamondPostHash; sign and submit it",
       body: sendDiamondsBody,
+      response: sendDiamondsResponse,
       async handle({ body }) {
         const P = 'SendDiamonds';
         if (body.SenderPublicKeyBase58Check === '' || body.ReceiverPublicKeyBase58Check === '' || body.DiamondPostHashHex === '') {
@@ -116,6 +146,7 @@ export function diamondRoutes(deps: AppDeps): Route[] {
       path: '/get-diamonds-for-public-key',
       summary: 'Diamonds a public key received (or, FetchYouDiamonded, gave): one summary per counterparty (total, highest level, posts per level, profile), profiles first by coin value',
       body: getDiamondsForPublicKeyBody,
+      response: getDiamondsForPublicKeyResponse,
       async handle({ body }) {
         const pk = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', 'GetDiamondsForPublicKey: Problem decoding user public key');
         return json(await diamondsForPublicKey(deps, await view(), pk, body.FetchYouDiamonded));
@@ -126,6 +157,7 @@ export function diamondRoutes(deps: AppDeps): Route[] {
       path: '/get-diamonds-for-post',
       summary: "A post's diamond senders with a profile and their levels, by coin value, level, then key, paged by Offset and Limit",
       body: getDiamondsForPostBody,
+      response: getDiamondsForPostResponse,
       async handle({ body }) {
         const P = 'GetDiamondsForPost';
         const postHash = parsePostHashHex(body.PostHashHex);
@@ -139,6 +171,7 @@ export function diamondRoutes(deps: AppDeps): Route[] {
       path: '/get-diamonded-posts',
       summary: "The receiver's posts a sender diamonded, highest level first then newest, with DiamondsFromSender, the reader's state and comment parents; paged after StartPostHashHex",
       body: getDiamondedPostsBody,
+      response: getDiamondedPostsResponse,
       async handle({ body }) {
         const P = 'GetDiamondedPosts';
         const state = await view();

@@ -19,7 +19,8 @@ import type { AppDeps } from '../app.js';
 import { getPost, type PostRecord } from '../chain/state/posts.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { postEntrySchema } from './responses.js';
 import { globalFeedPage, parsePostHashHex, type FeedPost } from '../social/feed.js';
 import { followFeedPage, PostReads, recentPostsPage, type FollowedBy } from '../social/postReads.js';
 import { decodeKeyOr400 } from './requestKeys.js';
@@ -53,6 +54,10 @@ export const getPostsStatelessBody = v.object({
   OnlyPosts: v.optional(v.boolean(), false),
 });
 
+export const getPostsStatelessResponse = out.object({
+  PostsFound: out.array(postEntrySchema, 'Each with the poster’s profile (null without one), IsPinned, and with a reader its PostEntryReaderState'),
+});
+
 const P = 'GetPostsStateless: ';
 const nowNanos = (): bigint => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
 const newestFirst = (a: Record<string, unknown>, b: Record<string, unknown>): number => {
@@ -70,6 +75,7 @@ export function feedRoutes(deps: AppDeps, followedBy?: FollowedBy): Route[] {
       path: '/get-posts-stateless',
       summary: 'Recent posts newest first, the global feed (GetPostsForGlobalWhitelist: pinned posts, then the posts admins put on it) or the follow feed (GetPostsForFollowFeed)',
       body: getPostsStatelessBody,
+      response: getPostsStatelessResponse,
       async handle({ body }) {
         if (body.OnlyNFTs && body.OnlyPosts) throw badRequest(`${P}OnlyNFTs and OnlyPosts can not be enabled both`);
         if (body.GetPostsForFollowFeed && followedBy === undefined) {

@@ -9,9 +9,10 @@ import type { AppDeps } from '../app.js';
 import { badRequest } from '../http/errors.js';
 import { cachedRoute } from '../http/readCache.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { profileEntryMapSchema } from './responses.js';
 import { followsStateless, isFollowingPublicKey, MAX_FOLLOWS_TO_FETCH } from '../social/follows.js';
-import { constructFields, constructForRequest } from './constructed.js';
+import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 export const createFollowBody = v.object({
@@ -39,6 +40,13 @@ export const isFollowingBody = v.object({
   IsFollowingPublicKeyBase58Check: v.string({ maxLength: 200 }),
 });
 
+export const createFollowResponse = constructedResponse('CreateFollowTxnResponse', BASIC_CONSTRUCTED);
+export const getFollowsResponse = out.object({
+  PublicKeyToProfileEntry: profileEntryMapSchema,
+  NumFollowers: out.int('How many keys the whole list holds (followers or followed, as asked)'),
+});
+export const isFollowingResponse = out.object({ IsFollowing: out.boolean() });
+
 export function followRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
   return [
@@ -47,6 +55,7 @@ export function followRoutes(deps: AppDeps): Route[] {
       path: '/create-follow-txn-stateless',
       summary: 'Construct a FOLLOW transaction: follow, or unfollow with IsUnfollow (reference CreateFollowTxnStateless); sign and submit it',
       body: createFollowBody,
+      response: createFollowResponse,
       async handle({ body }) {
         const p = 'CreateFollowTxnStateless';
         const follower = decodeKeyOr400(body.FollowerPublicKeyBase58Check, network, 'FollowerPublicKeyBase58Check', `${p}: Problem decoding sender base58 public key`);
@@ -70,6 +79,8 @@ export function followRoutes(deps: AppDeps): Route[] {
       path: '/get-follows-stateless',
       summary: "A page of a user's followers (GetEntriesFollowingUsername) or followed keys, in key order after LastPublicKeyBase58Check, with each profile and the list's total (NumFollowers)",
       body: getFollowsBody,
+      response: getFollowsResponse,
+      errors: { 404: 'No profile has that username' },
       async handle({ body }, chainState) {
         const p = 'GetFollowsStateless';
         if (body.NumToFetch > BigInt(MAX_FOLLOWS_TO_FETCH)) throw badRequest(`${p}: NumToFetch is ${body.NumToFetch}; this node answers at most ${MAX_FOLLOWS_TO_FETCH} a page`);
@@ -86,6 +97,7 @@ export function followRoutes(deps: AppDeps): Route[] {
       path: '/is-following-public-key',
       summary: 'Whether PublicKeyBase58Check follows IsFollowingPublicKeyBase58Check (tip plus mempool)',
       body: isFollowingBody,
+      response: isFollowingResponse,
       async handle({ body }) {
         const p = 'IsFollowingPublicKey';
         const follower = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', `${p}: Problem decoding user public key`);

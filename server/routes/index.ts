@@ -1,6 +1,6 @@
 /** Every API area's route table; the router mounts them all under /api/v0 and bare. */
 import type { AppDeps } from '../app.js';
-import type { Route } from '../http/route.js';
+import { area, type Route } from '../http/route.js';
 import { adminChainRoutes } from './adminChain.js';
 import { accessGroupRoutes } from './accessGroups.js';
 import { adminFeedRoutes } from './adminFeed.js';
@@ -30,33 +30,56 @@ import { transactionRoutes } from './transactions.js';
 import { tutorialRoutes } from './tutorial.js';
 import { userRoutes } from './users.js';
 
+/** The API areas (OpenAPI tags), in the order the document lists them. */
+export const AREAS = [
+  { name: 'Node', description: 'Node state, probes, app state and exchange rate, metrics, and this document' },
+  { name: 'Identity', description: 'The identity frame API (also a WebSocket: see x-websockets)' },
+  { name: 'Transactions', description: 'Submit signed transactions, find them, send the native coin' },
+  { name: 'Mining', description: 'Block templates and solved headers (also a WebSocket feed: see x-websockets)' },
+  { name: 'Users', description: 'Users, profiles, profile pictures, node-local user metadata and blocking' },
+  { name: 'Posts', description: 'Posts, comments, reposts, feeds' },
+  { name: 'Follows', description: 'Follow and unfollow, followers and followed keys' },
+  { name: 'Likes', description: 'Likes and likers' },
+  { name: 'Diamonds', description: 'Diamonds sent and received' },
+  { name: 'Creator coins', description: 'Buying and selling creator coins' },
+  { name: 'DAO coins', description: 'DAO coins, transfers and the limit-order book' },
+  { name: 'Derived keys', description: 'Derived keys and their spending limits' },
+  { name: 'Access groups', description: 'Access groups and their members' },
+  { name: 'Messages', description: 'Direct and group-chat messages' },
+  { name: 'Referrals', description: 'Referral codes' },
+  { name: 'Tutorial', description: 'The onboarding tutorial' },
+  { name: 'Admin', description: 'Node administration: credentials of an admin of this node in the body' },
+] as const;
+export type AreaName = (typeof AREAS)[number]['name'];
+
 export function allRoutes(deps: AppDeps): Route[][] {
+  const tag = (name: AreaName, routes: Route[]): Route[] => area(name, routes);
   return [
-    nodeRoutes(deps),
-    metaRoutes(deps),
-    identityRoutes(deps),
-    minerRoutes(deps),
-    transactionRoutes(deps),
-    profileRoutes(deps),
-    postRoutes(deps),
-    creatorCoinRoutes(deps),
-    derivedKeyRoutes(deps),
-    daoCoinRoutes(deps),
-    accessGroupRoutes(deps),
-    messageRoutes(deps),
-    accessGroupReadRoutes(deps),
-    messageReadRoutes(deps),
-    orderBookRoutes(deps),
-    referralRoutes(deps),
-    tutorialRoutes(deps),
-    userRoutes(deps),
-    feedRoutes(deps, (state, pk33) => followPage(state, pk33, 'following', { limit: MAX_FOLLOWED_READ })),
-    diamondRoutes(deps),
-    postReadRoutes(deps),
-    adminUserRoutes(deps),
-    adminFeedRoutes(deps),
-    adminChainRoutes(deps),
-    followRoutes(deps),
-    likeRoutes(deps),
+    tag('Node', nodeRoutes(deps)),
+    tag('Node', metaRoutes(deps)),
+    tag('Identity', identityRoutes(deps)),
+    tag('Mining', minerRoutes(deps)),
+    tag('Transactions', transactionRoutes(deps)),
+    tag('Users', profileRoutes(deps)),
+    tag('Posts', postRoutes(deps)),
+    tag('Creator coins', creatorCoinRoutes(deps)),
+    tag('Derived keys', derivedKeyRoutes(deps)),
+    tag('DAO coins', daoCoinRoutes(deps)),
+    tag('Access groups', accessGroupRoutes(deps)),
+    tag('Messages', messageRoutes(deps)),
+    tag('Access groups', accessGroupReadRoutes(deps)),
+    tag('Messages', messageReadRoutes(deps)),
+    tag('DAO coins', orderBookRoutes(deps)),
+    tag('Referrals', referralRoutes(deps)),
+    tag('Tutorial', tutorialRoutes(deps)),
+    tag('Users', userRoutes(deps)),
+    tag('Posts', feedRoutes(deps, (state, pk33) => followPage(state, pk33, 'following', { limit: MAX_FOLLOWED_READ }))),
+    tag('Diamonds', diamondRoutes(deps)),
+    tag('Posts', postReadRoutes(deps)),
+    tag('Admin', adminUserRoutes(deps)),
+    tag('Admin', adminFeedRoutes(deps)),
+    tag('Admin', adminChainRoutes(deps)),
+    tag('Follows', followRoutes(deps)),
+    tag('Likes', likeRoutes(deps)),
   ];
 }

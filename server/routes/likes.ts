@@ -8,9 +8,10 @@ import type { AppDeps } from '../app.js';
 import { badRequest } from '../http/errors.js';
 import { cachedRoute } from '../http/readCache.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { profileEntrySchema } from './responses.js';
 import { likesForPost, MAX_LIKES_TO_FETCH } from '../social/likes.js';
-import { constructFields, constructForRequest } from './constructed.js';
+import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 const U32_MAX = 2 ** 32 - 1;
@@ -33,6 +34,9 @@ export const getLikesForPostBody = v.object({
   ReaderPublicKeyBase58Check: v.optional(v.string({ maxLength: 200 }), ''),
 });
 
+export const createLikeResponse = constructedResponse('CreateLikeResponse', BASIC_CONSTRUCTED);
+export const getLikesForPostResponse = out.object({ Likers: out.array(profileEntrySchema) });
+
 /**
  * A post hash the request names, or a 400 `<prefix>: …`. The text is not echoed: a 64-hex field
  * is where a pasted seed would land, and error bodies end up in logs.
@@ -51,6 +55,7 @@ export function likeRoutes(deps: AppDeps): Route[] {
       path: '/create-like-stateless',
       summary: 'Construct a LIKE transaction: like a post, or unlike it with IsUnlike (reference CreateLikeStateless); sign and submit it',
       body: createLikeBody,
+      response: createLikeResponse,
       async handle({ body }) {
         // The reference checks the hash first, with its read route's name in the message.
         if (!POST_HASH_HEX.test(body.LikedPostHashHex)) throw badRequest(`GetLikesStateless: Error parsing post hash: expected 64 hex characters, got ${body.LikedPostHashHex.length} characters`);
@@ -74,6 +79,7 @@ export function likeRoutes(deps: AppDeps): Route[] {
       path: '/get-likes-for-post',
       summary: "A page (Offset, Limit) of the profiles that like a post, Base58Check descending; likers without a profile and moderated ones (but the reader) left out",
       body: getLikesForPostBody,
+      response: getLikesForPostResponse,
       async handle({ body }, chainState) {
         const p = 'GetLikesForPost';
         const postHash = postHashOr400(body.PostHashHex, p);

@@ -10,7 +10,8 @@ import type { AppDeps } from '../app.js';
 import { groupId, type GroupId } from '../chain/state/accessGroups.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { newMessageEntrySchema, profileEntryMapSchema } from './responses.js';
 import { encodePublicKey } from '../keys/index.js';
 import { dmThreadPage, groupChatPage, newMessageEntryResponse, parseStartTimestamp, partyOwners, threadHeads } from '../social/messages.js';
 import { profileEntryMap } from '../social/profileEntry.js';
@@ -38,6 +39,11 @@ const dmPageBody = v.object({
 });
 const groupChatPageBody = v.object({ UserPublicKeyBase58Check: pkField, AccessGroupKeyName: nameField, ...pageFields });
 
+const messages = out.array(newMessageEntrySchema);
+export const messageThreadsResponse = out.object({ MessageThreads: messages, PublicKeyToProfileEntryResponse: profileEntryMapSchema });
+export const dmThreadPageResponse = out.object({ ThreadMessages: messages, PublicKeyToProfileEntryResponse: profileEntryMapSchema });
+export const groupChatPageResponse = out.object({ GroupChatMessages: messages, PublicKeyToProfileEntryResponse: profileEntryMapSchema });
+
 export function messageReadRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
 
@@ -62,6 +68,7 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
       path,
       summary,
       body: userBody,
+      response: messageThreadsResponse,
       async handle({ body }) {
         const user = decodeKeyOr400(body.UserPublicKeyBase58Check, deps.config.network, 'UserPublicKeyBase58Check', `${prefix}: Problem decoding owner base58 public key`);
         const state = await deps.chain.pendingView();
@@ -83,6 +90,7 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
       path: '/get-paginated-messages-for-dm-thread',
       summary: 'A page of one DM thread: messages older than the start point, newest first (spec §4.3)',
       body: dmPageBody,
+      response: dmThreadPageResponse,
       async handle({ body }, chainState) {
         const p = 'GetPaginatedMessagesForDmThread';
         if (body.MaxMessagesToFetch < 1) throw badRequest(`${p}: MaxMessagesToFetch cannot be less than 1: ${body.MaxMessagesToFetch}`);
@@ -107,6 +115,7 @@ export function messageReadRoutes(deps: AppDeps): Route[] {
       path: '/get-paginated-messages-for-group-chat-thread',
       summary: 'A page of one group chat (owner key + group name): messages older than the start point, newest first (spec §4.3)',
       body: groupChatPageBody,
+      response: groupChatPageResponse,
       async handle({ body }, chainState) {
         const p = 'GetPaginatedMessagesForGroupChatThread';
         if (body.MaxMessagesToFetch < 1) throw badRequest(`${p}: MaxMessagesToFetch cannot be less than 1: ${body.MaxMessagesToFetch}`);

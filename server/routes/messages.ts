@@ -14,10 +14,10 @@ import { padGroupKeyName } from '../chain/state/accessGroups.js';
 import { NewMessageOperation, NewMessageType, type NewMessageMetadata } from '../chain/txn/metadata.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
 import { keyNameProblem } from './accessGroups.js';
 import { decodeKeyOr400 } from './requestKeys.js';
-import { constructFields, constructForRequest } from './constructed.js';
+import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -32,6 +32,11 @@ const messageBody = v.object({
   EncryptedMessageText: v.optional(v.string({ maxLength: 400_000 }), ''),
   TimestampNanosString: v.optional(v.string({ maxLength: 100 }), ''),
   ...constructFields,
+});
+
+/** The Transaction's TxnMeta carries the message metadata (Go's names; fixed-size keys as arrays of numbers). */
+export const newMessageTxnResponse = constructedResponse('NewMessageTxnResponse', BASIC_CONSTRUCTED, {
+  TstampNanos: out.literal(0, 'Always 0, as the reference; the timestamp is Transaction.TxnMeta.TimestampNanos'),
 });
 
 /** Go's hex.DecodeString, with its error texts (an invalid byte is reported before an odd length). */
@@ -70,6 +75,7 @@ export function messageRoutes(deps: AppDeps): Route[] {
       path,
       summary,
       body: messageBody,
+      response: newMessageTxnResponse,
       async handle({ body }) {
         const sender = party(body.SenderAccessGroupOwnerPublicKeyBase58Check, body.SenderAccessGroupKeyName, prefix, 'sender', 'SenderAccessGroupOwnerPublicKeyBase58Check');
         const recipient = party(body.RecipientAccessGroupOwnerPublicKeyBase58Check, body.RecipientAccessGroupKeyName, prefix, 'recipient', 'RecipientAccessGroupOwnerPublicKeyBase58Check');

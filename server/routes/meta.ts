@@ -2,7 +2,7 @@
 import type { AppDeps } from '../app.js';
 import { ApiError } from '../http/errors.js';
 import { json, raw, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
 import { appState } from '../meta/appState.js';
 import { exchangeRate } from '../meta/exchangeRate.js';
 
@@ -11,12 +11,50 @@ export const getAppStateBody = v.object({
   PublicKeyBase58Check: v.optional(v.string({ maxLength: 100 })),
 });
 
+/** The bare JSON number 200 the reference's health check answers. */
+const healthResponse = out.literal(200, 'The bare JSON number 200');
+
+/** meta/exchangeRate.ts exchangeRate. */
+export const exchangeRateResponse = out.named(
+  'ExchangeRateResponse',
+  out.object({
+    SatoshisPerNativeExchangeRate: out.int(),
+    NanosSold: out.int(),
+    USDCentsPerBitcoinExchangeRate: out.int(),
+    USDCentsPerNativeExchangeRate: out.int(),
+    SatoshisPerLegacyExchangeRate: out.int('Same as SatoshisPerNativeExchangeRate (older name)'),
+    USDCentsPerLegacyExchangeRate: out.int('Same as USDCentsPerNativeExchangeRate (older name)'),
+  }),
+);
+
+/** meta/appState.ts appState. */
+export const appStateResponse = out.named(
+  'AppStateResponse',
+  out.object({
+    AnalyticsKey: out.string(),
+    AnalyticsDomain: out.string(),
+    MinSatoshisBurnedForProfileCreation: out.int(),
+    IsTestnet: out.boolean(),
+    SupportEmail: out.string(),
+    ShowProcessingSpinners: out.boolean(),
+    HasStarterNativeSeed: out.boolean(),
+    HasSmsProviderAPIKey: out.boolean(),
+    CreateProfileFeeNanos: out.uint64(),
+    CompProfileCreation: out.boolean(),
+    DiamondLevelMap: out.record(out.uint64(), 'Nanos a diamond of each level sends, by level'),
+    HasPaymentProviderIntegration: out.boolean(),
+    Password: out.literal('', 'Always empty (shape compatibility)'),
+    BlockHeight: out.int('The tip’s height'),
+  }),
+);
+
 export function metaRoutes(deps: AppDeps): Route[] {
   return [
     route({
       method: 'GET',
       path: '/health-check',
       summary: '200 when this process can serve (state store reachable), else 503 with the reason',
+      response: healthResponse,
       handle() {
         const status = deps.health.current();
         if (!status.ready) throw new ApiError(503, status.reason, { 'Retry-After': '1' });
@@ -28,6 +66,7 @@ export function metaRoutes(deps: AppDeps): Route[] {
       method: 'GET',
       path: '/health-live',
       summary: '200 while this process runs its event loop, whatever the state store does: a liveness probe (health-check is the readiness probe)',
+      response: healthResponse,
       // Touches nothing but this handler: a store outage must never make a process look dead
       // (restarting every process would not bring Redis back), and a draining process is alive.
       handle: () => raw('200', 'application/json'),
@@ -36,6 +75,7 @@ export function metaRoutes(deps: AppDeps): Route[] {
       method: 'GET',
       path: '/get-exchange-rate',
       summary: 'Native coin exchange rates (spec §2.10)',
+      response: exchangeRateResponse,
       handle: () => json(exchangeRate(deps.config)),
     }),
     route({
@@ -43,6 +83,7 @@ export function metaRoutes(deps: AppDeps): Route[] {
       path: '/get-app-state',
       summary: 'Node parameters for frontends (spec §2.9)',
       body: getAppStateBody,
+      response: appStateResponse,
       async handle() {
         const [{ tip }, params] = await Promise.all([deps.chain.position(), deps.chain.globalParams()]);
         return json(appState(deps.config, { blockHeight: Number(tip.height), createProfileFeeNanos: params.createProfileFeeNanos }));

@@ -6,7 +6,7 @@
 import type { AppDeps } from '../app.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
 
 /** Reference limit on NumHeaders. */
 const MAX_NUM_HEADERS = 1_000_000;
@@ -30,6 +30,28 @@ export const submitBlockBody = v.object({
   BlockID: v.string({ maxLength: 200 }),
 });
 
+/** chain/templates.ts TemplateStats (the reference's field names and placeholder texts). */
+export const blockTemplateStats = out.object({
+  TxnCount: out.int('Transactions in the template'),
+  FailingTxnError: out.string('Why the first mempool transaction left out failed; "You good" when none did'),
+  FailingTxnHash: out.string('Its hash; "Nada" when none'),
+  FailingTxnMinutesSinceAdded: out.number(),
+  FailingTxnOriginalTimeAdded: out.string('ISO 8601 time'),
+});
+
+export const getBlockTemplateResponse = out.named(
+  'GetBlockTemplateResponse',
+  out.object({
+    Headers: out.array(out.base64('An 80-byte block header to solve (nonce fields zero)')),
+    ExtraNonces: out.array(out.uint64(), 'The extra nonce of each header, in the same order: send it back with the solved header'),
+    BlockID: out.string('The template these headers belong to'),
+    DifficultyTargetHex: out.hex('A header hash at or below this target solves the block'),
+    LatestBlockTemplateStats: blockTemplateStats,
+  }),
+);
+
+export const submitBlockResponse = out.named('SubmitBlockResponse', out.object({ IsMainChain: out.boolean(), IsOrphan: out.boolean() }));
+
 export function headerBytes(s: string): Uint8Array {
   if (/^[0-9a-fA-F]{200}$/.test(s)) return new Uint8Array(Buffer.from(s, 'hex'));
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) throw badRequest('SubmitBlock: Problem parsing header: expected base64 (or hex) bytes');
@@ -43,6 +65,7 @@ export function minerRoutes(deps: AppDeps): Route[] {
       path: '/get-block-template',
       summary: 'Block template headers paying the given key, with their extra nonces (spec §4.8)',
       body: getBlockTemplateBody,
+      response: getBlockTemplateResponse,
       async handle({ body }) {
         if (body.HeaderVersion !== 1) {
           throw badRequest(`GetBlockTemplate: Error: Header version v${body.HeaderVersion} not supported. Use HeaderVersion 1`);
@@ -66,6 +89,7 @@ export function minerRoutes(deps: AppDeps): Route[] {
       path: '/submit-block',
       summary: 'A solved header for a template; answers whether it joined the main chain (spec §4.8)',
       body: submitBlockBody,
+      response: submitBlockResponse,
       async handle({ body }) {
         const r = await deps.chain.submitBlock(body.PublicKeyBase58Check.bytes, headerBytes(body.Header), body.ExtraNonce, body.BlockID);
         return json({ IsMainChain: r.isMainChain, IsOrphan: r.isOrphan });

@@ -20,8 +20,9 @@ import { badRequest, toErrorReply } from '../http/errors.js';
 import { parseJsonText } from '../jsonText.js';
 import { JsonTooDeepError } from '../jsonDepth.js';
 import { stringifyJson } from '../http/router.js';
-import { v } from '../http/schema.js';
-import { headerBytes } from './miner.js';
+import { out, v } from '../http/schema.js';
+import type { WebSocketDoc } from '../http/openapi.js';
+import { blockTemplateStats, headerBytes, submitBlockResponse } from './miner.js';
 
 /** Largest NumHeaders on the feed: each header is built again on every push. */
 const MAX_FEED_HEADERS = 64;
@@ -39,6 +40,65 @@ const submitParams = v.object({
 });
 
 type Id = string | number | null;
+
+// --- the protocol as the OpenAPI document describes it (x-websockets) -------------------------
+
+const messageId = out.nullable(out.anyOf([out.string(), out.number()], 'Echoed in the answer; null when the message had none (or it was unreadable)'));
+const clientId = { json: { ...messageId.json, description: 'Any string or number; echoed in the answer' } };
+
+/** chain/minerFeed.ts templateJson: what subscribe answers and every push carries. */
+export const minerTemplate = out.named(
+  'MinerTemplate',
+  out.object({
+    Headers: out.array(out.base64('An 80-byte block header to solve')),
+    ExtraNonces: out.array(out.int(), 'The extra nonce of each header, in the same order'),
+    BlockID: out.string(),
+    DifficultyTargetHex: out.hex(),
+    Height: out.int('Height of the block the template builds'),
+    LatestBlockTemplateStats: blockTemplateStats,
+  }),
+);
+
+const request = (method: string, params: { json: Record<string, unknown> } | null): { json: Record<string, unknown> } => ({
+  json: {
+    type: 'object',
+    properties: { id: clientId.json, method: { const: method }, ...(params === null ? {} : { params: params.json }) },
+    required: params === null ? ['method'] : ['method', 'params'],
+  },
+});
+const result = (name: string, schema: { json: Record<string, unknown> }) => out.named(name, out.object({ id: messageId, result: schema }));
+
+/** The miner WebSocket for the OpenAPI document (x-websockets); its message schemas are the parsers' own. */
+export const minerSocketDoc: WebSocketDoc = {
+  path: '/miner',
+  summary: 'Miner feed: block templates pushed on every change of tip or mempool, solved headers back',
+  description:
+    'JSON text messages. A client sends {id, method, params} and gets {id, result} or {id, error, status} (status as the HTTP routes would answer); ' +
+    'after subscribe, the node pushes {method: "template", params} whenever the tip or the mempool changes. Field names and checks are those of ' +
+    'get-block-template and submit-block. Binary frames, more than 64 messages in flight, or a rate-limited message get an error answer; ' +
+    'connections per client address are capped (--max-sockets-per-address, 429 on upgrade).',
+  tags: ['Mining'],
+  rateLimitClass: 'miner',
+  maxMessageBytes: 64 * 1024,
+  clientMessages: {
+    subscribe: { summary: 'Subscribe with the reward key; answers the current template', schema: out.named('MinerSubscribeMessage', request('subscribe', subscribeParams)).json },
+    submit: { summary: 'A solved header of a template (base64 or hex); the reward key defaults to the subscription’s', schema: out.named('MinerSubmitMessage', request('submit', submitParams)).json },
+    unsubscribe: { summary: 'Stop the pushes', schema: out.named('MinerUnsubscribeMessage', request('unsubscribe', null)).json },
+  },
+  serverMessages: {
+    subscribed: { summary: 'Answer to subscribe', schema: result('MinerSubscribeResult', minerTemplate).json },
+    submitted: { summary: 'Answer to submit, as submit-block answers', schema: result('MinerSubmitResult', submitBlockResponse).json },
+    unsubscribed: { summary: 'Answer to unsubscribe: whether a subscription was stopped', schema: result('MinerUnsubscribeResult', out.object({ Unsubscribed: out.boolean() })).json },
+    error: {
+      summary: 'A refused or failed message',
+      schema: out.named('MinerSocketError', out.object({ id: messageId, error: out.string(), status: out.int('The HTTP status the routes would answer') })).json,
+    },
+    template: {
+      summary: 'A new template for the subscription (pushed)',
+      schema: out.named('MinerTemplatePush', out.object({ method: out.literal('template'), params: minerTemplate })).json,
+    },
+  },
+};
 
 function readId(id: unknown): Id {
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;

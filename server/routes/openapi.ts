@@ -1,16 +1,24 @@
 /**
  * GET /api/v0/openapi.json: the OpenAPI 3.1 document of every route this node mounts, this one
- * included (server/http/openapi.ts builds it from the router's routes).
+ * included (server/http/openapi.ts builds it from the router's routes), and of the two
+ * WebSocket APIs (identity and miner, under `x-websockets`).
  * @module
  */
 import { createRequire } from 'node:module';
 import type { AppDeps } from '../app.js';
 import { openApiDocument } from '../http/openapi.js';
+import { parseRateLimits } from '../http/rateClasses.js';
 import { raw, route, type Route } from '../http/route.js';
 import { stringifyJson } from '../http/router.js';
-import { responseBody } from '../http/responseNames.js';
+import { out } from '../http/schema.js';
+import { schemaWithNames } from '../http/responseNames.js';
+import { identitySocketDoc } from './identity.js';
+import { AREAS } from './index.js';
+import { minerSocketDoc } from './minerSocket.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+const openApiResponse = out.freeObject('An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0)');
 
 /**
  * The document route. `mounted` answers the router's final route list; it is read on the first
@@ -23,16 +31,21 @@ export function openApiRoutes(deps: AppDeps, mounted: () => readonly Route[]): R
     route({
       method: 'GET',
       path: '/openapi.json',
-      summary: 'This API as an OpenAPI 3.1 document, generated from the mounted routes and their request schemas',
-      responses: {
-        200: {
-          description: 'The OpenAPI 3.1 document',
-          schema: { type: 'object', required: ['openapi', 'info', 'paths'] },
-        },
-      },
+      summary: 'This API as an OpenAPI 3.1 document, generated from the mounted routes and their request and response schemas',
+      response: openApiResponse,
       handle() {
         document ??= stringifyJson(
-          responseBody(openApiDocument(mounted(), { title: 'social-node API', version, network: deps.config.network }), deps.config.responseNames),
+          schemaWithNames(
+            openApiDocument(mounted(), {
+              title: 'social-node API',
+              version,
+              network: deps.config.network,
+              rateLimits: parseRateLimits(deps.config.rateLimits),
+              tags: AREAS,
+              websockets: [identitySocketDoc(deps.config.maxBodyBytes), minerSocketDoc],
+            }),
+            deps.config.responseNames,
+          ),
         );
         return raw(document, 'application/json');
       },

@@ -17,7 +17,8 @@ import type { IndexedStateReader } from '../chain/state/daoCoins.js';
 import { cachedRoute, type ChainReads } from '../http/readCache.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { daoCoinLimitOrderEntrySchema } from './responses.js';
 import { isNativeIdentifier, MAX_ORDERS_PER_PAGE, pairOrders, pairOrdersPage, resolveCoin, resolveUser, transactorOrders } from '../social/orderBook.js';
 
 const ID = { maxLength: 200 };
@@ -35,6 +36,16 @@ export const getDAOCoinLimitOrdersBody = v.object({
   /** The previous page's `NextStartAfter`. */
   StartAfter: v.optional(v.string({ maxLength: 300 })),
 });
+
+export const getDAOCoinLimitOrdersResponse = out.named(
+  'GetDAOCoinLimitOrdersResponse',
+  out.object({
+    Orders: out.array(daoCoinLimitOrderEntrySchema),
+    NextStartAfter: out.optional(out.nullable(out.string('With NumToFetch: send as StartAfter for the next page; null on the last page. Absent without NumToFetch'))),
+  }),
+);
+
+export const getTransactorDAOCoinLimitOrdersResponse = out.object({ Orders: out.array(daoCoinLimitOrderEntrySchema) });
 
 export const getTransactorDAOCoinLimitOrdersBody = v.object({
   TransactorPublicKeyBase58CheckOrUsername: v.optional(v.string(ID)),
@@ -66,6 +77,7 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
       path: '/get-dao-coin-limit-orders',
       summary: 'All open limit orders between two coins, both directions (spec §4.5); with NumToFetch, one page of them and NextStartAfter',
       body: getDAOCoinLimitOrdersBody,
+      response: getDAOCoinLimitOrdersResponse,
       async handle({ body }, chainState) {
         const P = 'GetDAOCoinLimitOrders: ';
         const coin1 = firstGiven([body.DAOCoin1CreatorPublicKeyBase58CheckOrUsername, body.DAOCoin1CreatorPublicKeyBase58Check], 'DAOCoin1CreatorPublicKeyBase58CheckOrUsername', P);
@@ -95,6 +107,7 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
       path: '/get-transactor-dao-coin-limit-orders',
       summary: 'All open limit orders a user created, optionally of one coin (spec §4.5)',
       body: getTransactorDAOCoinLimitOrdersBody,
+      response: getTransactorDAOCoinLimitOrdersResponse,
       async handle({ body }, chainState) {
         const P = 'GetTransactorDAOCoinLimitOrders: ';
         const given = firstGiven([body.TransactorPublicKeyBase58CheckOrUsername, body.TransactorPublicKeyBase58Check], 'TransactorPublicKeyBase58CheckOrUsername', P);

@@ -10,7 +10,8 @@ import type { AppDeps } from '../app.js';
 import { getProfileByUsername } from '../chain/state/profiles.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { postEntrySchema, profileEntrySchema } from './responses.js';
 import { parsePostHashHex } from '../social/feed.js';
 import {
   MAX_COMMENT_LIMIT,
@@ -75,6 +76,18 @@ export const repostsForPostBody = v.object({
   ReaderPublicKeyBase58Check: v.optional(key(), ''),
 });
 
+export const getSinglePostResponse = out.object({
+  PostFound: out.describe(postEntrySchema, 'The post with its poster’s profile, reader state, Comments (nested to ThreadLevelLimit) and ParentPosts (root first)'),
+});
+export const getPostsForPublicKeyResponse = out.object({
+  Posts: out.nullable(out.array(postEntrySchema, 'Newest first; null when the page is empty')),
+  LastPostHashHex: out.hex('Send as LastPostHashHex for the next page; "" when the page is empty'),
+});
+const reposters = out.array(profileEntrySchema);
+export const repostsForPostResponse = out.object({ Reposters: reposters, Reclouters: out.describe(reposters, 'Same as Reposters (older name)') });
+const quoteReposts = out.array(postEntrySchema);
+export const quoteRepostsForPostResponse = out.object({ QuoteReposts: quoteReposts, QuoteReclouts: out.describe(quoteReposts, 'Same as QuoteReposts (older name)') });
+
 /** The reference's GetPostHashFromPostHashHex, without echoing the input. */
 function postHashOr400(hex: string, prefix: string): Uint8Array {
   if (hex === '') throw badRequest(`${prefix}: Must provide a PostHashHex to fetch.`);
@@ -99,6 +112,7 @@ export function postReadRoutes(deps: AppDeps): Route[] {
       path: '/get-single-post',
       summary: 'A post with its poster’s profile, reader state, parents (FetchParents) and comment threads paged by CommentOffset/CommentLimit (reference GetSinglePost)',
       body: getSinglePostBody,
+      response: getSinglePostResponse,
       async handle({ body }) {
         const P = 'GetSinglePost';
         const postHash = postHashOr400(body.PostHashHex, P);
@@ -121,6 +135,8 @@ export function postReadRoutes(deps: AppDeps): Route[] {
       path: '/get-posts-for-public-key',
       summary: 'A user’s top-level posts (vanilla reposts included) newest first, paged by LastPostHashHex/NumToFetch (reference GetPostsForPublicKey)',
       body: getPostsForPublicKeyBody,
+      response: getPostsForPublicKeyResponse,
+      errors: { 404: 'No profile has that username' },
       async handle({ body }) {
         const P = 'GetPostsForPublicKey';
         if (body.OnlyNFTs && body.OnlyPosts) throw badRequest(`${P}: OnlyNFTs and OnlyPosts can not be enabled both`);
@@ -143,6 +159,7 @@ export function postReadRoutes(deps: AppDeps): Route[] {
       path: '/get-reposts-for-post',
       summary: 'Profiles of the accounts that reposted a post (without a quote), paged by Offset/Limit (reference GetRepostsForPost)',
       body: repostsForPostBody,
+      response: repostsForPostResponse,
       async handle({ body }) {
         const P = 'GetRepostsForPost';
         const postHash = postHashOr400(body.PostHashHex, P);
@@ -157,6 +174,7 @@ export function postReadRoutes(deps: AppDeps): Route[] {
       path: '/get-quote-reposts-for-post',
       summary: 'The quote reposts of a post with their authors’ profiles and the reader state, paged by Offset/Limit (reference GetQuoteRepostsForPost)',
       body: repostsForPostBody,
+      response: quoteRepostsForPostResponse,
       async handle({ body }) {
         const P = 'GetQuoteRepostsForPost';
         const postHash = postHashOr400(body.PostHashHex, P);

@@ -12,9 +12,9 @@ import { POST_EXTRA_KEYS, POST_LIMITS } from '../chain/rules/posts.js';
 import { getPost, isVanillaRepost } from '../chain/state/posts.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
 import { PUBLIC_KEY_STRING_START } from '../keys/index.js';
-import { constructFields, constructForRequest, encodeExtraData } from './constructed.js';
+import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest, encodeExtraData } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 export const submitPostBody = v.object({
@@ -36,6 +36,11 @@ export const submitPostBody = v.object({
   /** Freezes the post: no later edit is accepted (ExtraData `IsFrozen`). */
   IsFrozen: v.optional(v.boolean(), false),
   ...constructFields,
+});
+
+export const submitPostResponse = constructedResponse('SubmitPostResponse', BASIC_CONSTRUCTED, {
+  TstampNanos: out.uint64('The post’s timestamp'),
+  PostHashHex: out.hex('The hash of the unsigned transaction (as the reference); a new post’s hash is the final one submit-transaction answers'),
 });
 
 /** Core's CreateSubmitPostTxn values (the SDK builds the same). */
@@ -92,6 +97,7 @@ export function postRoutes(deps: AppDeps): Route[] {
       path: '/submit-post',
       summary: 'Construct a SUBMIT_POST transaction: post, comment, repost or edit (reference backend SubmitPost); sign and submit it',
       body: submitPostBody,
+      response: submitPostResponse,
       async handle({ body }) {
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', 'SubmitPost: Problem decoding public key');
 

@@ -11,9 +11,9 @@ import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
 import { isValidUsername, parseProfilePicDataUrl, PROFILE_LIMITS, type ProfilePicType } from '../chain/rules/profiles.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
 import { PUBLIC_KEY_STRING_START } from '../keys/index.js';
-import { constructFields, constructForRequest } from './constructed.js';
+import { CONSTRUCTED_WITH_HASH, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 export const updateProfileBody = v.object({
@@ -27,6 +27,10 @@ export const updateProfileBody = v.object({
   NewStakeMultipleBasisPoints: v.optional(v.uint64(), 0n),
   IsHidden: v.optional(v.boolean(), false),
   ...constructFields,
+});
+
+export const updateProfileResponse = constructedResponse('UpdateProfileResponse', CONSTRUCTED_WITH_HASH, {
+  CompProfileCreationTxnHashHex: out.literal('', 'Always "": this node does not comp profile creation'),
 });
 
 /** Leading bytes of each accepted image type. */
@@ -55,6 +59,7 @@ export function profileRoutes(deps: AppDeps): Route[] {
       path: '/update-profile',
       summary: 'Construct an UPDATE_PROFILE transaction (reference §4.2); sign and submit it',
       body: updateProfileBody,
+      response: updateProfileResponse,
       async handle({ body }) {
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', DECODE_ERROR);
         const pending = await deps.chain.pendingView();

@@ -15,7 +15,8 @@ import type { StateIndexReader } from '../chain/state/reader.js';
 import { adminRoute, requireUserJwt } from '../http/adminAuth.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { v, type ObjectOf } from '../http/schema.js';
+import { out, v, type ObjectOf } from '../http/schema.js';
+import { profileEntrySchema } from './responses.js';
 import { decodePublicKey, encodePublicKey } from '../keys/index.js';
 import { profileEntryResponse } from '../social/profileEntry.js';
 import {
@@ -101,6 +102,43 @@ async function retryable<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Spec §2.8 `Info` (social/referrals.ts referralInfoJson). */
+const referralInfo = out.object({
+  ReferralHashBase58: out.string(),
+  ReferrerPKID: out.array(out.int(), 'The referrer’s 33-byte key as numbers (a Go PKID)'),
+  ReferrerAmountUSDCents: out.int(),
+  ReferreeAmountUSDCents: out.int(),
+  MaxReferrals: out.uint64('0: no limit'),
+  RequiresIdVerification: out.boolean(),
+  NumIdVerificationAttempts: out.uint64(),
+  NumIdVerificationSuccesses: out.uint64(),
+  TotalReferrals: out.uint64(),
+  TotalRefererrerNativeNanos: out.uint64(),
+  TotalRefereeNativeNanos: out.uint64(),
+  DateCreatedTStampNanos: out.uint64(),
+});
+
+/** Spec §2.8 element: a code, its terms and counters, and who signed up with it. */
+export const referralInfoResponseSchema = out.named(
+  'ReferralInfoResponse',
+  out.object({
+    IsActive: out.boolean(),
+    Info: referralInfo,
+    ReferredUsers: out.array(
+      out.anyOf([profileEntrySchema, out.object({ PublicKeyBase58Check: out.publicKey() })], 'A referee’s profile, or its key alone when it has none'),
+    ),
+  }),
+);
+
+export const referralInfoListResponse = out.object({ ReferralInfoResponses: out.array(referralInfoResponseSchema) });
+export const oneReferralInfoResponse = out.object({ ReferralInfoResponse: referralInfoResponseSchema });
+export const simpleReferralInfoResponse = out.object({
+  ReferralInfoResponse: out.object({
+    IsActive: out.boolean(),
+    Info: out.object({ ReferralHashBase58: out.string(), ReferreeAmountUSDCents: out.int(), MaxReferrals: out.uint64(), TotalReferrals: out.uint64() }),
+  }),
+});
+
 export function referralRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
 
@@ -132,6 +170,7 @@ export function referralRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'The referral codes a user owns, with their counters and referred users (JWT of the user; spec §4.6)',
       body: getReferralInfoForUserBody,
+      response: referralInfoListResponse,
       async handle({ body, caller }) {
         const P = 'GetReferralInfoForUser: ';
         await requireUserJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, `${P}Error validating JWT: `);
@@ -145,6 +184,8 @@ export function referralRoutes(deps: AppDeps): Route[] {
       path: '/get-referral-info-for-referral-hash',
       summary: 'Whether a referral code is valid and what a new user would receive (spec §4.6)',
       body: getReferralInfoForReferralHashBody,
+      response: simpleReferralInfoResponse,
+      errors: { 404: 'No referral code with that hash' },
       async handle({ body }) {
         const r = await getReferral(deps.store, body.ReferralHash);
         if (r === undefined) {
@@ -158,6 +199,7 @@ export function referralRoutes(deps: AppDeps): Route[] {
       summary: 'Creates an active referral code for a user',
       level: 'superAdmin',
       body: adminCreateReferralHashBody,
+      response: oneReferralInfoResponse,
       async handle({ body }) {
         const P = 'AdminCreateReferralHash: ';
         const terms = termsOf(body, P);
@@ -179,6 +221,8 @@ export function referralRoutes(deps: AppDeps): Route[] {
       summary: 'Changes the terms or IsActive of a referral code (omitted fields keep their value)',
       level: 'superAdmin',
       body: adminUpdateReferralHashBody,
+      response: oneReferralInfoResponse,
+      errors: { 404: 'No referral code with that hash' },
       async handle({ body }) {
         const P = 'AdminUpdateReferralHash: ';
         const terms = termsOf(body, P);
@@ -192,6 +236,7 @@ export function referralRoutes(deps: AppDeps): Route[] {
       summary: 'Every referral code of a user, with referred users',
       level: 'superAdmin',
       body: adminGetAllReferralInfoForUserBody,
+      response: referralInfoListResponse,
       async handle({ body }) {
         const state = await deps.chain.pendingView();
         const pk = await userByKeyOrName(state, body, 'AdminGetAllReferralInfoForUser: ');

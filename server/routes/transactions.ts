@@ -13,12 +13,13 @@ import { encodeBase58Check } from '../keys/base58check.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { MempoolBusyError } from '../chain/chain.js';
 import { json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { postEntrySchema, transactionSchema } from './responses.js';
 import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { publicKeyForUsername } from '../chain/state/profiles.js';
 import { minedTxnLocation } from '../chain/state/minedTxns.js';
 import { submittedPostEntryResponse } from '../social/postEntry.js';
-import { constructForRequest } from './constructed.js';
+import { constructedResponse, constructForRequest } from './constructed.js';
 
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 /** Reference: a fee rate above this is refused as a mistake. */
@@ -45,6 +46,29 @@ export const getTxnBody = v.object({
 
 const TXN_STATUSES = ['InMempool', 'Committed'];
 
+export const submitTransactionResponse = out.named(
+  'SubmitTransactionResponse',
+  out.object({
+    Transaction: transactionSchema,
+    TxnHashHex: out.hex('The final (signed) transaction hash: what get-txn looks up, and a new post’s hash'),
+    TransactionIDBase58Check: out.string('The final hash, Base58Check'),
+    PostEntryResponse: out.nullable(out.describe(postEntrySchema, 'The post a SUBMIT_POST created or edited; null for other types')),
+  }),
+);
+
+export const sendDesoResponse = constructedResponse('SendDeSoResponse', [
+  'SpendAmountNanos',
+  'TotalInputNanos',
+  'ChangeAmountNanos',
+  'FeeNanos',
+  'TransactionIDBase58Check',
+  'Transaction',
+  'TransactionHex',
+  'TxnHashHex',
+]);
+
+export const getTxnResponse = out.object({ TxnFound: out.boolean() });
+
 function hexBytes(s: string, what: string): Uint8Array {
   if (!HEX.test(s) || s.length === 0) throw badRequest(`SubmitTransactionRequest: Problem deserializing ${what} hex: expected an even number of hex digits`);
   return new Uint8Array(Buffer.from(s, 'hex'));
@@ -59,6 +83,7 @@ export function transactionRoutes(deps: AppDeps): Route[] {
       path: '/submit-transaction',
       summary: 'Submit a signed transaction to the mempool; answers its hash (reference §4.3)',
       body: submitTransactionBody,
+      response: submitTransactionResponse,
       async handle({ body }) {
         let bytes: Uint8Array;
         if (body.TransactionHex !== undefined && body.UnsignedTransactionHex !== undefined) {
@@ -110,6 +135,7 @@ export function transactionRoutes(deps: AppDeps): Route[] {
       path: '/send-deso',
       summary: 'Construct a native-coin transfer (reference §4.2); sign and submit it',
       body: sendDesoBody,
+      response: sendDesoResponse,
       async handle({ body }) {
         const recipient = body.RecipientPublicKeyOrUsername;
         // A recipient not starting with the key prefix is a username (any case), looked up
@@ -144,6 +170,7 @@ export function transactionRoutes(deps: AppDeps): Route[] {
       path: '/get-txn',
       summary: 'Whether a transaction (by its final hash) is in the mempool or a main-chain block (TxnStatus Committed: a block only); a few reads, whatever the chain length',
       body: getTxnBody,
+      response: getTxnResponse,
       async handle({ body }) {
         if (body.TxnHashHex === '') throw badRequest('GetTxn: Must provide a TxnHashHex.');
         // The reference echoes the text; this node does not (it could be anything pasted).

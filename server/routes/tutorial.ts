@@ -10,7 +10,8 @@ import type { AppDeps } from '../app.js';
 import { adminRoute, isAdmin, requireUserJwt } from '../http/adminAuth.js';
 import { badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { profileEntrySchema } from './responses.js';
 import { decodePublicKey, encodePublicKey } from '../keys/index.js';
 import {
   isTutorialStatus,
@@ -55,6 +56,11 @@ export const adminResetTutorialStatusBody = v.object({
   PublicKeyBase58Check: v.publicKey(),
 });
 
+export const tutorialCreatorsResponse = out.named(
+  'TutorialCreatorsResponse',
+  out.object({ WellKnownProfileEntryResponses: out.array(profileEntrySchema), UpAndComingProfileEntryResponses: out.array(profileEntrySchema) }),
+);
+
 export function tutorialRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
 
@@ -73,6 +79,7 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
       path: '/get-tutorial-creators',
       summary: `Up to ResponseLimit (at most ${MAX_TUTORIAL_RESPONSE_LIMIT}) random featured creators per category, founder reward ≤ 10% (spec §4.7)`,
       body: getTutorialCreatorsBody,
+      response: tutorialCreatorsResponse,
       handle: async ({ body }) => json(await creators(body.ResponseLimit, false)),
     }),
     route({
@@ -81,6 +88,7 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'Starts or skips the tutorial for the user (JWT of the user; spec §3, §4.7)',
       body: startOrSkipTutorialBody,
+      response: out.empty(),
       async handle({ body, caller }) {
         await requireUserJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, 'StartOrSkipTutorial: Error validating JWT: ');
         const pk = decodePublicKey(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check');
@@ -94,6 +102,7 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'Sets the user’s tutorial status to any state of spec §3 (JWT of the user)',
       body: updateTutorialStatusBody,
+      response: out.empty(),
       async handle({ body, caller }) {
         const P = 'UpdateTutorialStatus: ';
         await requireUserJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, `${P}Error validating JWT: `);
@@ -118,6 +127,7 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
       summary: 'Features a creator in the tutorial (IsWellKnown picks the list) or removes one (IsRemoval)',
       level: 'superAdmin',
       body: adminUpdateTutorialCreatorsBody,
+      response: out.empty(),
       async handle({ body }) {
         await setFeaturedCreator(deps.store, body.PublicKeyBase58Check.bytes, body.IsWellKnown ? 'wellKnown' : 'upAndComing', body.IsRemoval);
         return empty();
@@ -128,6 +138,7 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
       summary: 'Puts a user’s tutorial back to not started',
       level: 'admin',
       body: adminResetTutorialStatusBody,
+      response: out.empty(),
       async handle({ body }) {
         await resetTutorialStatus(deps.store, body.PublicKeyBase58Check.bytes);
         return empty();
@@ -138,6 +149,7 @@ export function tutorialRoutes(deps: AppDeps): Route[] {
       summary: 'Random featured creators per category, founder reward not filtered',
       level: 'admin',
       body: getTutorialCreatorsBody,
+      response: tutorialCreatorsResponse,
       handle: async ({ body }) => json(await creators(body.ResponseLimit, true)),
     }),
   ];

@@ -11,7 +11,8 @@
 import type { AppDeps } from '../app.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { empty, json, raw, route, type Route } from '../http/route.js';
-import { v } from '../http/schema.js';
+import { out, v } from '../http/schema.js';
+import { balanceEntrySchema, profileEntrySchema, userDerivedKeySchema } from './responses.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
 import { profileRecordResponse } from '../social/profileEntry.js';
@@ -94,6 +95,82 @@ export const updateUserGlobalMetadataBody = v.object({
   /** The referral code the user signed up with (spec §4.6): counted once per user. */
   ReferralHashBase58: v.optional(v.string({ maxLength: 64 }), ''),
 });
+
+/** Go's set of keys, `{"<Base58Check key>": {}}`. */
+const keySet = (description: string) => out.record(out.object({}), description);
+const blockedKeys = keySet('The keys this user blocked on this node');
+
+/** One user of get-users-stateless (social/users.ts emptyUser and fillUser). */
+export const userResponse = out.named(
+  'User',
+  out.object({
+    PublicKeyBase58Check: out.string('As sent ("" when the sent text was not a public key of this network)'),
+    ProfileEntryResponse: out.nullable(profileEntrySchema),
+    Utxos: out.null('Always null: this chain keeps balances'),
+    BalanceNanos: out.uint64(),
+    UnminedBalanceNanos: out.uint64('Always 0: BalanceNanos includes the mempool'),
+    PublicKeysBase58CheckFollowedByUser: out.nullable(out.array(out.publicKey(), 'Every key the user follows, sorted; null with SkipForLeaderboard')),
+    UsersYouHODL: out.nullable(out.array(balanceEntrySchema)),
+    UsersWhoHODLYouCount: out.int(),
+    HasPhoneNumber: out.boolean(),
+    CanCreateProfile: out.boolean(),
+    BlockedPubKeys: out.nullable(blockedKeys),
+    HasEmail: out.boolean(),
+    EmailVerified: out.boolean(),
+    JumioStartTime: out.int(),
+    JumioFinishedTime: out.int(),
+    JumioVerified: out.boolean(),
+    JumioReturned: out.boolean(),
+    IsAdmin: out.boolean(),
+    IsSuperAdmin: out.boolean(),
+    IsBlacklisted: out.boolean(),
+    IsGraylisted: out.boolean(),
+    TutorialStatus: out.string(),
+    CreatorPurchasedInTutorialUsername: out.optional(out.string('Present while the tutorial is open and its creator-coin purchase was recorded')),
+    CreatorCoinsPurchasedInTutorial: out.uint64(),
+    MustCompleteTutorial: out.boolean(),
+  }),
+);
+
+export const getUsersStatelessResponse = out.named(
+  'GetUsersStatelessResponse',
+  out.object({
+    UserList: out.array(userResponse),
+    DefaultFeeRateNanosPerKB: out.uint64(),
+    ParamUpdaters: out.record(out.boolean(), 'The param updaters of this chain, by Base58Check key'),
+  }),
+);
+
+export const getProfilesResponse = out.named(
+  'GetProfilesResponse',
+  out.object({
+    ProfilesFound: out.array(profileEntrySchema),
+    NextPublicKey: out.nullable(out.publicKey('Send as PublicKeyBase58Check for the next page; null on the last page')),
+  }),
+);
+
+export const getSingleProfileResponse = out.named(
+  'GetSingleProfileResponse',
+  out.object({ Profile: out.nullable(out.describe(profileEntrySchema, 'null only with NoErrorOnMissing')), IsBlacklisted: out.boolean(), IsGraylisted: out.boolean() }),
+);
+
+export const getUserMetadataResponse = out.named(
+  'GetUserMetadataResponse',
+  out.object({
+    HasPhoneNumber: out.boolean(),
+    CanCreateProfile: out.boolean(),
+    BlockedPubKeys: blockedKeys,
+    HasEmail: out.boolean(),
+    EmailVerified: out.boolean(),
+    JumioFinishedTime: out.int(),
+    JumioVerified: out.boolean(),
+    JumioReturned: out.boolean(),
+  }),
+);
+
+export const getUserDerivedKeysResponse = out.object({ DerivedKeys: out.record(userDerivedKeySchema, 'By derived public key') });
+export const getUserGlobalMetadataResponse = out.object({ Email: out.string(), PhoneNumber: out.string() });
+export const blockPublicKeyResponse = out.object({ BlockedPublicKeys: blockedKeys });
 
 /** Why a sign-up with a referral code was refused (social/referrals.ts recordReferralSignup). */
 const REFERRAL_REFUSALS: Readonly<Record<ReferralSignupRefusal, (hash: string) => string>> = {
@@ -209,6 +286,7 @@ export function userRoutes(deps: AppDeps): Route[] {
       path: '/get-users-stateless',
       summary: 'Users with profile, balance, holdings and node-local metadata (reference UserList)',
       body: getUsersStatelessBody,
+      response: getUsersStatelessResponse,
       async handle({ body }) {
         const reader = body.ReaderPublicKeyBase58Check === '' ? null : decodeKeyOr400(body.ReaderPublicKeyBase58Check, network, 'ReaderPublicKeyBase58Check', 'GetUsersStateless: Problem decoding reader public key');
         // A key that does not decode stays in the list (reference), but is not echoed back.
@@ -222,6 +300,7 @@ export function userRoutes(deps: AppDeps): Route[] {
       path: '/get-profiles',
       summary: 'Profiles by coin value (or username prefix), paged by public key or username',
       body: getProfilesBody,
+      response: getProfilesResponse,
       async handle({ body }) {
         const numToFetch = body.NumToFetch === 0 ? DEFAULT_PROFILES_TO_FETCH : body.NumToFetch;
         if (numToFetch >= MAX_PROFILES_TO_FETCH) throw badRequest('GetProfiles: Max value for NumToFetch exceeded');
@@ -257,6 +336,8 @@ export function userRoutes(deps: AppDeps): Route[] {
       path: '/get-single-profile',
       summary: 'One profile by public key or username (404 unless NoErrorOnMissing)',
       body: getSingleProfileBody,
+      response: getSingleProfileResponse,
+      errors: { 404: 'No profile has that key or username (unless NoErrorOnMissing)' },
       async handle({ body }, chainState) {
         if (body.PublicKeyBase58Check === '' && body.Username === '') throw badRequest('GetSingleProfile: PublicKeyBase58Check or Username is required');
         const state = await chainState.pending();
@@ -276,6 +357,15 @@ export function userRoutes(deps: AppDeps): Route[] {
       method: 'GET',
       path: '/get-single-profile-picture/:PublicKeyBase58Check',
       summary: 'The profile picture as an image (302 to ?fallback= when there is none)',
+      responses: {
+        200: { description: 'The picture as stored (png, jpeg, webp or gif)', contentType: 'image/*', schema: { type: 'string', contentMediaType: 'image/*' } },
+        302: {
+          description: 'No picture, and the request gave ?fallback=: a redirect there',
+          contentType: '',
+          headers: { Location: { description: 'The fallback URL (an absolute http(s) URL or a path on this host)', required: true } },
+        },
+        404: { description: 'No profile or no picture, and no ?fallback=', schema: { $ref: '#/components/schemas/Error' } },
+      },
       async handle({ params, query }) {
         const pk = decodeKeyOr400(params['PublicKeyBase58Check'] ?? '', network, 'PublicKeyBase58Check', 'GetSingleProfilePicture: Problem decoding user public key');
         const fallback = query.get('fallback') ?? '';
@@ -294,6 +384,7 @@ export function userRoutes(deps: AppDeps): Route[] {
       method: 'GET',
       path: '/get-user-metadata/:PublicKeyBase58Check',
       summary: 'Node-local flags of a user: phone/email present and verified, blocked keys, can create a profile',
+      response: getUserMetadataResponse,
       async handle({ params }) {
         const pk = decodeKeyOr400(params['PublicKeyBase58Check'] ?? '', network, 'PublicKeyBase58Check', 'GetUserMetadata: error decoding public key');
         return json(await userMetadataResponse(deps, await deps.chain.pendingView(), pk));
@@ -304,6 +395,7 @@ export function userRoutes(deps: AppDeps): Route[] {
       path: '/get-user-derived-keys',
       summary: "The owner's derived keys with expiration, validity, spending limit and memo",
       body: getUserDerivedKeysBody,
+      response: getUserDerivedKeysResponse,
       async handle({ body }) {
         const owner = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', 'GetUserDerivedKeys: Problem decoding user public key');
         const [state, tip] = await Promise.all([deps.chain.pendingView(), deps.chain.tip()]);
@@ -316,6 +408,7 @@ export function userRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: "The user's email and phone number (JWT of that user)",
       body: userGlobalMetadataBody,
+      response: getUserGlobalMetadataResponse,
       async handle({ body, caller }) {
         if (body.UserPublicKeyBase58Check === '') throw badRequest('GetUserGlobalMetadataRequest: Must provide a valid public key.');
         // The reference reports this route's token failures under the update route's prefix.
@@ -331,6 +424,7 @@ export function userRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'Set the email (sends a verification mail), message read state and the referral code signed up with (JWT of that user)',
       body: updateUserGlobalMetadataBody,
+      response: out.object({}),
       async handle({ body, caller }) {
         const P = 'UpdateUserGlobalMetadataRequest';
         if (body.UserPublicKeyBase58Check === '') throw badRequest(`${P}: Must provide a valid public key.`);
@@ -375,6 +469,7 @@ export function userRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: "Remove the user's email and phone number from this node (JWT of that user)",
       body: deletePiiBody,
+      response: out.empty(),
       async handle({ body, caller }) {
         if (body.PublicKeyBase58Check === '') throw badRequest('DeletePII: PublicKeyBase58Check required');
         await verifyJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, 'PublicKeyBase58Check', 'DeletePII: error validating JWT: ');
@@ -389,6 +484,7 @@ export function userRoutes(deps: AppDeps): Route[] {
       auth: 'user-jwt',
       summary: 'Block or unblock a user on this node (JWT of the blocker); answers the full blocked set',
       body: blockPublicKeyBody,
+      response: blockPublicKeyResponse,
       async handle({ body, caller }) {
         const P = 'BlockPublicKey';
         const blocker = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', `${P}: Problem decoding user public key`);
@@ -402,6 +498,7 @@ export function userRoutes(deps: AppDeps): Route[] {
       method: 'POST',
       path: '/delete-identities',
       summary: 'Temporary reference route that expires legacy seed-info cookies; this node never sets them',
+      response: out.object({}),
       handle: () => json({}),
     }),
   ];
