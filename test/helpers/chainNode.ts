@@ -123,7 +123,12 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
   const dataDir = opts.dataDir ?? tempDir;
   const storeArgs =
     redisUrl !== undefined ? ['--redis', redisUrl] : dataDir !== undefined ? ['--data-dir', dataDir] : argsChooseStore ? [] : ['--store', 'memory'];
-  const config = loadConfig(['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', ...storeArgs, ...(opts.args ?? [])], {});
+  // --check-responses: every 200 answer is checked against its route's response schema (the
+  // OpenAPI document's), so each suite that runs on this node checks the document too.
+  const config = loadConfig(
+    ['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', '--check-responses', ...storeArgs, ...(opts.args ?? [])],
+    {},
+  );
   let running: RunningNode;
   try {
     running = await startNode(config, pino({ level: 'silent' }));

@@ -71,7 +71,9 @@ export async function startNodeProcess(opts: StartOptions = {}): Promise<NodePro
   const args = ['--import', 'tsx', 'server/main.ts', ...portArgs, '--log-level', 'info', ...storeArgs, ...(opts.args ?? [])];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...opts.env, ...(opts.portFromEnv ? { PORT: String(port) } : {}) },
+    // CHECK_RESPONSES: every 200 answer is checked against its route's response schema (a
+    // suite's own env or --no-check-responses can turn it off).
+    env: { CHECK_RESPONSES: 'true', ...process.env, ...opts.env, ...(opts.portFromEnv ? { PORT: String(port) } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);

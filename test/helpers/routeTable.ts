@@ -1,11 +1,13 @@
 /**
  * The e2e suites' case tables: one `describe` per route, one `it` per case. An error case must
  * answer its status (400 unless given) with an `{error}` matching its pattern; any other case
- * must answer 200, which `check` then examines. `getRouteTable` does the same for GET routes.
+ * must answer 200 with a body the node's OpenAPI document describes (openApiCheck.ts), which
+ * `check` then examines. `getRouteTable` does the same for GET routes.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChainNode, J } from './chainNode.js';
+import { assertDocumented } from './openApiCheck.js';
 
 export interface RouteCase<C> {
   name: string;
@@ -28,7 +30,9 @@ export function routeTable<C extends { n: ChainNode }>(onError?: (message: strin
             onError?.(message);
             return;
           }
-          await tc.check?.(await c.n.ok(path, body), c);
+          const answer = await c.n.ok(path, body);
+          await assertDocumented(c.n.url, 'POST', path, answer);
+          await tc.check?.(answer, c);
         });
       }
     });
@@ -52,7 +56,8 @@ export function getRouteTable<C extends { n: ChainNode }>(onError?: (message: st
       for (const tc of cases) {
         it(tc.name, async () => {
           const c = ctx();
-          const res = await fetch(`${c.n.url}/api/v0/${await tc.path(c)}`);
+          const path = await tc.path(c);
+          const res = await fetch(`${c.n.url}/api/v0/${path}`);
           const body = (await res.json()) as J;
           if (tc.error) {
             assert.equal(res.status, tc.error.status ?? 400, `${route} answers ${tc.error.status ?? 400}: ${JSON.stringify(body)}`);
@@ -62,6 +67,7 @@ export function getRouteTable<C extends { n: ChainNode }>(onError?: (message: st
             return;
           }
           assert.equal(res.status, 200, `${route}: ${JSON.stringify(body)}`);
+          await assertDocumented(c.n.url, 'GET', path, body);
           await tc.check?.(body, c);
         });
       }

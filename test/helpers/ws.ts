@@ -2,8 +2,18 @@
  * A small WebSocket client for e2e tests (the `ws` package): keeps every message received, lets
  * a test wait for a reply by id or for a count of messages, and always rejects on timeout
  * instead of hanging. `close()` is idempotent and safe in `after` hooks.
+ *
+ * On the node's identity and miner sockets, every message a test takes (`next`, `call`) must be
+ * one of the server messages the node's OpenAPI document describes (`x-websockets`), so the
+ * suites check the WebSocket protocols' documentation as they run (unless the node refuses this
+ * client the document with 429: suites of tight rate limits run their sockets unchecked).
  */
+import assert from 'node:assert/strict';
 import WebSocket from 'ws';
+import { documentIfAllowed, socketMessageViolation } from './openApiCheck.js';
+
+/** The documented sockets: a path ending in one of these is checked against `x-websockets`. */
+const DOCUMENTED_SOCKETS: Readonly<Record<string, string>> = { identity: '/api/v0/identity', miner: '/api/v0/miner' };
 
 export interface WsMessage {
   text: string;
@@ -21,6 +31,8 @@ export class WsClient {
   upgradeHeaders: Record<string, string | string[] | undefined> = {};
   private readonly listeners = new Set<() => void>();
   private isClosed = false;
+  /** The node's document and this socket's path in it, when it is a documented socket. */
+  private documented: { doc: Record<string, any>; path: string } | null = null;
 
   private constructor(readonly ws: WebSocket) {
     this.closed = new Promise((resolve) => {
@@ -63,7 +75,20 @@ export class WsClient {
       }, timeoutMs);
       ws.once('open', () => {
         clearTimeout(timer);
-        resolve(client);
+        const u = new URL(url);
+        const socketPath = DOCUMENTED_SOCKETS[u.pathname.replace(/\/+$/, '').split('/').pop() ?? ''];
+        if (socketPath === undefined) return resolve(client);
+        // Read while the node is surely up; messages are checked against it as tests take them.
+        documentIfAllowed(`${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}`).then(
+          (doc) => {
+            if (doc !== null) client.documented = { doc, path: socketPath };
+            resolve(client);
+          },
+          (err: unknown) => {
+            ws.terminate();
+            reject(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
       });
       ws.once('unexpected-response', (_req, res) => {
         clearTimeout(timer);
@@ -123,6 +148,9 @@ export class WsClient {
       found = this.messages.slice(from).find(pred);
       return found !== undefined;
     }, what, timeoutMs);
+    if (this.documented !== null && !found!.isBinary) {
+      assert.equal(socketMessageViolation(this.documented.doc, this.documented.path, found!.json), null, `${what}: a documented message (${found!.text.slice(0, 200)})`);
+    }
     return found!;
   }
 

@@ -1,7 +1,10 @@
 /**
  * GET /api/v0/openapi.json and its generator (server/http/openapi.ts): the document lists
  * exactly the routes the node mounts, its example request bodies pass the routes' own
- * validation, and it is well-formed OpenAPI 3.1 whose schemas are JSON Schema 2020-12.
+ * validation, every route's 200 answer is described from the route's own response schema
+ * (the one the router checks answers against), the error answers, media types, tags and the
+ * WebSocket APIs are there, and it is well-formed OpenAPI 3.1 whose schemas are JSON Schema
+ * 2020-12. (test/unit/openapiClient.test.ts generates a typed client from it.)
  *
  * No OpenAPI or JSON Schema validator is installed, so this file carries a small one for the
  * keywords the generator emits; a keyword outside that set fails the test instead of going
@@ -11,8 +14,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRouter } from '../../server/app.js';
 import { exampleFor, openApiDocument, openApiPath, stringMatching, type OpenApiDocument } from '../../server/http/openapi.js';
+import { rateClassOf } from '../../server/http/rateLimit.js';
 import { json, route, type Route } from '../../server/http/route.js';
-import { v, type JsonSchema, type Schema } from '../../server/http/schema.js';
+import { out, v, type JsonSchema, type Schema } from '../../server/http/schema.js';
+import { schemaWithNames } from '../../server/http/responseNames.js';
+import { AREAS } from '../../server/routes/index.js';
 import { startChainNode, type ChainNode } from '../helpers/chainNode.js';
 import { request } from '../helpers/http.js';
 
@@ -71,6 +77,8 @@ const KEYWORDS: Record<string, (x: unknown, at: string, visit: (s: unknown, at: 
   format: (x, at) => assert.equal(typeof x, 'string', `${at}: format is a string`),
   default: () => undefined,
   examples: (x, at) => assert.ok(Array.isArray(x), `${at}: examples is an array`),
+  contentEncoding: (x, at) => assert.equal(x, 'base64', `${at}: contentEncoding is base64`),
+  contentMediaType: (x, at) => assert.equal(typeof x, 'string', `${at}: contentMediaType is a media type`),
 };
 
 /** Asserts `schema` (and every subschema) uses only supported keywords, each well-formed. */
@@ -289,6 +297,117 @@ describe('GET /api/v0/openapi.json', () => {
     for (const [at, s] of schemas) checkSchema(s, at);
   });
 
+  it('describes every route’s 200 answer from the route’s own response schema: none undescribed, none `{}`', () => {
+    for (const r of routes) {
+      const at = `${r.method} ${r.path}`;
+      assert.ok(r.response !== undefined || r.responses?.[200] !== undefined, `${at}: declares its 200 answer`);
+      const ok = doc['paths'][openApiPath(r.path)][r.method.toLowerCase()]['responses']['200'] as J;
+      if (r.response?.empty) {
+        assert.equal(ok['content'], undefined, `${at}: an empty 200 has no content`);
+        continue;
+      }
+      const content = ok['content'] as J;
+      assert.ok(isObj(content) && Object.keys(content).length === 1, `${at}: one media type`);
+      const [type, media] = Object.entries(content)[0]!;
+      if (r.response !== undefined) {
+        assert.equal(type, 'application/json', `${at}: JSON`);
+        assert.deepEqual(media['schema'], r.response.json, `${at}: the published schema is the route's response schema`);
+      }
+      assert.ok(isObj(media['schema']) && Object.keys(media['schema']).length > 0, `${at}: the 200 schema is not {}`);
+      assert.doesNotMatch(ok['description'], /does not describe/, `${at}: not the placeholder of an undescribed route`);
+    }
+  });
+
+  it('publishes the shared entities once, as components the answers refer to', () => {
+    const schemas = doc['components']['schemas'] as J;
+    for (const name of ['ProfileEntryResponse', 'PostEntryResponse', 'BalanceEntryResponse', 'Transaction', 'AccessGroupEntryResponse', 'NewMessageEntryResponse', 'DAOCoinLimitOrderEntryResponse', 'UserDerivedKey', 'TransactionSpendingLimitResponse']) {
+      assert.ok(isObj(schemas[name]), `components.schemas.${name}`);
+    }
+    const single = doc['paths']['/api/v0/get-single-profile']['post']['responses']['200']['content']['application/json']['schema'] as J;
+    assert.deepEqual(single, { $ref: '#/components/schemas/GetSingleProfileResponse' });
+    assert.deepEqual(schemas['GetSingleProfileResponse']['properties']['Profile']['anyOf'][0]['$ref'], '#/components/schemas/ProfileEntryResponse');
+    const used = new Set(refs(doc).map(([, ref]) => ref.replace('#/components/schemas/', '')));
+    for (const name of Object.keys(schemas)) assert.ok(used.has(name), `components.schemas.${name} is used`);
+  });
+
+  it('answers 429 with Retry-After on every rate-limited route, and names its class; never on the probes and metrics', () => {
+    const limited = routes.filter((r) => rateClassOf(r) !== null);
+    assert.ok(limited.length > 50, `rate-limited routes (${limited.length})`);
+    for (const r of routes) {
+      const op = doc['paths'][openApiPath(r.path)][r.method.toLowerCase()] as J;
+      const at = `${r.method} ${r.path}`;
+      if (rateClassOf(r) === null) {
+        assert.ok(!('429' in op['responses']), `${at}: never limited, no 429`);
+        continue;
+      }
+      assert.equal(op['x-rate-limit-class'], rateClassOf(r), `${at}: x-rate-limit-class`);
+      const tooMany = resolve(doc, op['responses']['429']['$ref']) as J;
+      assert.equal(tooMany['headers']['Retry-After']['required'], true, `${at}: 429 carries Retry-After`);
+      assert.deepEqual(tooMany['content']['application/json']['schema'], { $ref: '#/components/schemas/Error' });
+    }
+    const unavailable = resolve(doc, '#/components/responses/ServiceUnavailable') as J;
+    assert.equal(unavailable['headers']['Retry-After']['schema']['type'], 'integer', '503 carries Retry-After');
+  });
+
+  it('documents 404 where a route answers it, and 400 on GET routes with path parameters', () => {
+    const notFound = routes.filter((r) => r.errors?.[404] !== undefined);
+    assert.ok(notFound.length >= 5, `routes that answer 404 (${notFound.length})`);
+    for (const r of notFound) {
+      const resp = doc['paths'][openApiPath(r.path)][r.method.toLowerCase()]['responses']['404'] as J;
+      assert.equal(resp['description'], r.errors![404], `${r.method} ${r.path}: its 404 description`);
+      assert.deepEqual(resp['content']['application/json']['schema'], { $ref: '#/components/schemas/Error' });
+    }
+    for (const r of routes.filter((x) => x.method === 'GET' && x.path.includes('/:'))) {
+      assert.ok('400' in doc['paths'][openApiPath(r.path)]['get']['responses'], `GET ${r.path}: 400 for a bad path parameter`);
+    }
+  });
+
+  it('gives text, image and redirect answers their media types', () => {
+    const ok = (path: string): J => doc['paths'][path]['get']['responses'] as J;
+    assert.deepEqual(Object.keys(ok('/api/v0/')['200']['content']), ['text/plain; charset=utf-8'], '/ is text');
+    assert.match(Object.keys(ok('/api/v0/metrics')['200']['content'])[0]!, /^text\/plain; version=0\.0\.4/, '/metrics is the Prometheus text format');
+    const picture = ok('/api/v0/get-single-profile-picture/{PublicKeyBase58Check}');
+    assert.deepEqual(Object.keys(picture['200']['content']), ['image/*'], 'the picture is an image');
+    assert.equal(picture['302']['content'], undefined, 'the redirect has no body');
+    assert.equal(picture['302']['headers']['Location']['required'], true, 'the redirect names its Location');
+    assert.ok('404' in picture, 'no picture and no fallback: 404');
+  });
+
+  it('tags every operation with its API area, listed at the top with descriptions', () => {
+    const listed: string[] = (doc['tags'] as J[]).map((t) => t['name']);
+    assert.deepEqual([...listed], AREAS.map((a) => a.name).filter((n) => listed.includes(n)), 'in the areas’ order');
+    for (const t of doc['tags'] as J[]) assert.equal(typeof t['description'], 'string', `tag ${t['name']} is described`);
+    for (const [path, item] of Object.entries(doc['paths'] as J)) {
+      for (const [method, op] of Object.entries(item as J)) {
+        const tags = (op as J)['tags'] as string[];
+        assert.ok(Array.isArray(tags) && tags.length > 0 && tags.every((t) => listed.includes(t)), `${method} ${path}: tagged with listed areas`);
+        if (path.startsWith('/api/v0/admin/')) assert.ok(tags.includes('Admin'), `${path}: an admin route is tagged Admin`);
+      }
+    }
+  });
+
+  it('describes the identity and miner WebSocket APIs under x-websockets, their messages as components', () => {
+    const sockets = doc['x-websockets'] as J;
+    assert.deepEqual(Object.keys(sockets).sort(), ['/api/v0/identity', '/api/v0/miner']);
+    const identity = sockets['/api/v0/identity'] as J;
+    assert.equal(identity['x-rate-limit-class'], 'identity');
+    assert.deepEqual(identity['clientMessages']['request']['schema'], { $ref: '#/components/schemas/IdentityRequestFrame' });
+    const miner = sockets['/api/v0/miner'] as J;
+    assert.deepEqual(Object.keys(miner['clientMessages']), ['subscribe', 'submit', 'unsubscribe']);
+    assert.deepEqual(Object.keys(miner['serverMessages']), ['subscribed', 'submitted', 'unsubscribed', 'error', 'template']);
+    for (const [path, s] of Object.entries(sockets)) {
+      for (const side of ['clientMessages', 'serverMessages']) {
+        for (const [name, m] of Object.entries((s as J)[side] as J)) {
+          assert.equal(typeof (m as J)['summary'], 'string', `${path} ${name}: summary`);
+          assert.notEqual(resolve(doc, (m as J)['schema']['$ref']), undefined, `${path} ${name}: its schema is a component`);
+        }
+      }
+    }
+    // The miner's subscribe params are the parser's own schema.
+    const subscribe = doc['components']['schemas']['MinerSubscribeMessage'] as J;
+    assert.deepEqual(subscribe['properties']['params']['required'], ['PublicKeyBase58Check']);
+  });
+
   it('documents the errors: {error} for 400/413 on POST routes, 401/403 on admin routes, 500/503 everywhere', () => {
     const errorSchema = doc['components']['schemas']['Error'] as J;
     assert.deepEqual(errorSchema['required'], ['error'], 'the error body is {error: string}');
@@ -310,6 +429,34 @@ describe('GET /api/v0/openapi.json', () => {
 
 describe('openApiDocument', () => {
   const noop = (): ReturnType<typeof json> => json({});
+
+  it('publishes a route’s response schema, an empty answer, and a free-form object for a route without one', () => {
+    const d = openApiDocument(
+      [
+        route({ method: 'GET', path: '/a', summary: 'a', response: out.object({ A: out.int() }), handle: noop }),
+        route({ method: 'POST', path: '/b', summary: 'b', response: out.empty(), handle: noop }),
+        route({ method: 'GET', path: '/c', summary: 'c', handle: noop }),
+      ],
+      { title: 't', version: '1', network: 'testnet', rateLimits: { read: null, write: { capacity: 1, refillPerSec: 1 }, identity: null, miner: null, admin: null, login: null } },
+    );
+    assert.deepEqual(d.paths['/api/v0/a']!.get!.responses['200'], { description: 'Success', content: { 'application/json': { schema: { type: 'object', properties: { A: { type: 'integer' } }, required: ['A'] } } } });
+    assert.deepEqual(d.paths['/api/v0/b']!.post!.responses['200'], { description: 'Success: an empty body' });
+    const free = (d.paths['/api/v0/c']!.get!.responses['200'] as J)['content']['application/json']['schema'] as J;
+    assert.equal(free['type'], 'object');
+    assert.equal(free['additionalProperties'], true, 'documented as free-form, not {}');
+    assert.ok(!('429' in d.paths['/api/v0/a']!.get!.responses), 'read is off in these limits: no 429');
+    assert.ok('429' in d.paths['/api/v0/b']!.post!.responses, 'write is limited: 429');
+  });
+
+  it('renames response fields and their required names for --response-names reference', () => {
+    const d = schemaWithNames(
+      openApiDocument([route({ method: 'GET', path: '/n', summary: 'n', response: out.object({ NativeBalanceNanos: out.uint64() }), handle: noop })], { title: 't', version: '1', network: 'testnet' }),
+      'reference',
+    );
+    const s = (d.paths['/api/v0/n']!.get!.responses['200'] as J)['content']['application/json']['schema'] as J;
+    assert.deepEqual(Object.keys(s['properties']), ['DESOBalanceNanos']);
+    assert.deepEqual(s['required'], ['DESOBalanceNanos']);
+  });
   const doc = (routes: Route[]): OpenApiDocument => openApiDocument(routes, { title: 't', version: '1', network: 'testnet' });
 
   it('declares what a route declares: auth, extra responses', () => {
