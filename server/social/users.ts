@@ -26,6 +26,7 @@ import { postEntryResponse } from './postEntry.js';
 import { isStoreUnavailable } from '../store/types.js';
 import { extraDataMap, profileRecordResponse } from './profileEntry.js';
 import { transactionSpendingLimitResponse } from './spendingLimitResponse.js';
+import { profilesByUsernamePrefix } from './usernamePrefix.js';
 import { getTutorialState } from './tutorial.js';
 import { blockedKeysHex, getUserMetadata, moderationFlags } from './userMetadata.js';
 import { DomainError } from '../errors.js';
@@ -230,8 +231,6 @@ export const MODERATION_TYPES = ['', 'unrestricted', 'leaderboard'] as const;
 export const DEFAULT_PROFILES_TO_FETCH = 20;
 /** Spec §8: NumToFetch must be below this. */
 export const MAX_PROFILES_TO_FETCH = 100;
-/** Prefix searches rank at most this many matching usernames by coin value. */
-export const MAX_PREFIX_MATCHES = 1000;
 /** The single-profile view attaches at most this many of the profile's newest posts. */
 export const MAX_PROFILE_POSTS = 100;
 /** How far back the post/comment orderings look for a profile's latest post or comment. */
@@ -303,16 +302,8 @@ export async function getProfiles(deps: AppDeps, state: StateIndexReader, req: G
   const hideHex = req.reader === null ? new Set<string>() : await blockedKeysHex(deps.store, req.reader);
 
   if (req.usernamePrefix !== '') {
-    const prefix = req.usernamePrefix.toLowerCase();
-    const names = await state.indexRange(profileKeys.usernameIndex, { gte: prefix, lt: `${prefix}\uffff`, limit: MAX_PREFIX_MATCHES });
-    // Every match's owner, then every owner's profile, each as one batch of concurrent reads (one
-    // round trip on Redis, auto-pipelined) rather than two round trips per match in turn.
-    const owners = await Promise.all(names.map((name) => publicKeyForUsername(state, name)));
-    const found = await Promise.all(owners.map((pk) => (pk === undefined ? undefined : getProfile(state, pk))));
     // The reference's prefix search filters the reader's blocks but not hidden profiles.
-    const profiles = found.filter((p): p is ProfileRecord => p !== undefined && !hideHex.has(toHex(p.publicKey)));
-    profiles.sort((a, b) => (a.creatorCoin.nanosLocked === b.creatorCoin.nanosLocked ? (a.username.toLowerCase() < b.username.toLowerCase() ? -1 : 1) : a.creatorCoin.nanosLocked > b.creatorCoin.nanosLocked ? -1 : 1));
-    const page = profiles.slice(0, req.numToFetch);
+    const page = await profilesByUsernamePrefix(state, req.usernamePrefix.toLowerCase(), req.numToFetch, (p) => hideHex.has(toHex(p.publicKey)));
     return { ProfilesFound: await Promise.all(page.map((p) => profileRecordResponse(deps, state, p))), NextPublicKey: null };
   }
 
