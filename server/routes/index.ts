@@ -10,6 +10,7 @@ import { creatorCoinRoutes } from './creatorCoins.js';
 import { daoCoinRoutes } from './daoCoins.js';
 import { derivedKeyRoutes } from './derivedKeys.js';
 import { feedRoutes } from './feed.js';
+import { holderRoutes } from './holders.js';
 import { identityRoutes } from './identity.js';
 import { messageRoutes } from './messages.js';
 import { messageReadRoutes } from './messageReads.js';
@@ -48,5 +49,6 @@ export function allRoutes(deps: AppDeps): Route[][] {
     adminUserRoutes(deps),
     adminFeedRoutes(deps),
     adminChainRoutes(deps),
+    holderRoutes(deps),
   ];
 }
