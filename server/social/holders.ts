@@ -146,7 +146,10 @@ export async function hodlersForPublicKey(deps: ProfileDeps, state: StateIndexRe
   // hold anything a client pasted).
   const isName = LOOKUP_USERNAME.test(req.username);
   const k = req.publicKey ?? (isName ? await publicKeyForUsername(state, req.username) : undefined);
-  if (k === undefined) throw new HoldersRequestError(`GetHodlersForPublicKey: could not find profile for username: ${isName ? req.username : '(not a username)'}`, 'notFound');
+  if (k === undefined) {
+    const named = isName || req.username === '' ? req.username : '(not a username)';
+    throw new HoldersRequestError(`GetHodlersForPublicKey: could not find profile for username: ${named}`, 'notFound');
+  }
   if (!(HODLER_SORT_TYPES as readonly string[]).includes(req.sortType)) throw new HoldersRequestError(`GetHodlersForPublicKey: Unrecognized sort type: ${req.sortType}`);
   const kind: CoinKind = req.isDAOCoin ? 'dao' : 'creator';
   // Holding (holder, creator) of the listed party `other`.

@@ -364,6 +364,7 @@ function suite(store: 'memory' | 'redis'): void {
       { name: 'NumToFetch 0 is an empty page', body: (c) => ({ PublicKeyBase58Check: c.creator.pk }), check: (r) => assert.deepEqual(r, { Hodlers: [], LastPublicKeyBase58Check: '' }) },
       { name: 'a key nobody holds', body: (c) => ({ PublicKeyBase58Check: c.dave.pk, NumToFetch: 5 }), check: (r) => assert.deepEqual(hodlersOf(r), []) },
       { name: 'an unknown username is a 404', body: () => ({ Username: 'no_such_user_here' }), error: { status: 404, re: /^GetHodlersForPublicKey: could not find profile for username: no_such_user_here$/ } },
+      { name: 'neither a key nor a username is a 404 too', body: () => ({ NumToFetch: 5 }), error: { status: 404, re: /^GetHodlersForPublicKey: could not find profile for username: $/ } },
       { name: 'an unknown sort type', body: (c) => ({ PublicKeyBase58Check: c.creator.pk, SortType: 'newest' }), error: { re: /^GetHodlersForPublicKey: Unrecognized sort type: newest$/ } },
       { name: 'a bad public key', body: () => ({ PublicKeyBase58Check: 'tBCxyz' }), error: { re: /^GetHodlersForPublicKey: Problem decoding user public key/ } },
     ] satisfies Case[]);
