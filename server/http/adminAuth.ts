@@ -35,7 +35,7 @@ import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
 import { sha256 } from '../../wasm/hash.js';
 import { recordAdminAction } from '../admin/audit.js';
 import type { CallerProof } from './authenticatedCaller.js';
-import { ApiError, clientErrorStatus, isApiError, KIND_STATUS } from './errors.js';
+import { ApiError, isApiError, KIND_STATUS, toErrorReply, type ErrorPrefixes } from './errors.js';
 import { route, type Reply, type Route, type RouteContext } from './route.js';
 import { v, type Schema } from './schema.js';
 
@@ -172,6 +172,8 @@ export interface AdminRouteSpec<B> {
   summary: string;
   level: AdminLevel;
   body: Schema<B>;
+  /** The reference's message prefixes by error code (`Route.errorPrefixes`), in answers and in the audit log alike. */
+  errorPrefixes?: ErrorPrefixes;
   handle(ctx: RouteContext<B>, admin: string): Promise<Reply> | Reply;
 }
 
@@ -199,6 +201,7 @@ export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
     summary: `${spec.summary} (${spec.level === 'admin' ? 'admin' : 'super admin'} only)`,
     auth: spec.level,
     body: documented,
+    ...(spec.errorPrefixes ? { errorPrefixes: spec.errorPrefixes } : {}),
     async handle(ctx) {
       const admin = await authorizeAdmin(deps, ctx.caller, ctx.body, spec.level, ctx.log);
       const bodyObject = typeof ctx.body === 'object' && ctx.body !== null ? (ctx.body as Record<string, unknown>) : {};
@@ -210,9 +213,10 @@ export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
         const body = inner.parse(ctx.body, '', { network: deps.config.network });
         reply = await spec.handle({ ...ctx, body }, admin);
       } catch (err) {
-        // Failed actions are audited too; an internal error is logged by the router, not here.
-        const status = clientErrorStatus(err);
-        await audit(status ?? 500, status !== undefined ? (err as Error).message : 'internal error').catch((e: unknown) => ctx.log.error({ err: e }, 'admin audit write failed'));
+        // Failed actions are audited too, as the client is answered; an internal error is
+        // logged by the router, not here.
+        const { status, message } = toErrorReply(err, undefined, spec.errorPrefixes);
+        await audit(status, message).catch((e: unknown) => ctx.log.error({ err: e }, 'admin audit write failed'));
         throw err;
       }
       await audit(reply.status, null);

@@ -243,7 +243,7 @@ export class Router {
       const reply = await route.handle(ctx);
       return encodeReply(reply, base, this.opts.responseNames ?? 'spec');
     } catch (err) {
-      const e = toErrorReply(err, this.opts.log);
+      const e = toErrorReply(err, this.opts.log, matched.route?.errorPrefixes);
       return {
         status: e.status,
         headers: [...base, ...Object.entries(e.headers), ['Content-Type', 'application/json']],

@@ -17,16 +17,14 @@
  *   (an empty list pauses it); `get_info` reports the chain tip as header and block tip.
  * @module
  */
-import { NoBuiltInMinerError } from '../chain/blockProducer.js';
 import type { AppDeps } from '../app.js';
-import { RuleError } from '../chain/rules/errors.js';
 import { encodeGlobalParamValue, GLOBAL_PARAM_SPECS } from '../chain/rules/globalParams.js';
 import { publicKeyForUsername } from '../chain/state/profiles.js';
 import type { StateView } from '../chain/state/view.js';
 import { decodeTxn } from '../chain/txn/envelope.js';
 import type { TxnMetadata } from '../chain/txn/metadata.js';
 import { adminRoute } from '../http/adminAuth.js';
-import { ApiError, badRequest } from '../http/errors.js';
+import { badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';
 import { v, ValidationError, type Optional, type Schema } from '../http/schema.js';
 import { encodePublicKey, PUBLIC_KEY_STRING_START } from '../keys/index.js';
@@ -107,15 +105,13 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
     }
   };
 
-  /** Builds the unsigned transaction and connects it on the pending state as the updater would. */
-  const construct = async (prefix: string, updater: Uint8Array, metadata: TxnMetadata, extraData: Array<[Uint8Array, Uint8Array]>, body: FeeFields, pending: StateView) => {
+  /**
+   * Builds the unsigned transaction and connects it on the pending state as the updater would
+   * (a broken rule is a RuleError: the routes' `errorPrefixes` word it as the reference does).
+   */
+  const construct = async (updater: Uint8Array, metadata: TxnMetadata, extraData: Array<[Uint8Array, Uint8Array]>, body: FeeFields, pending: StateView) => {
     const { constructed, fields } = await constructForRequest(deps, { publicKey: updater, metadata, extraData, fields: { ...body, ExtraData: {} } });
-    try {
-      await deps.chain.simulate(constructed.bytes, updater, pending);
-    } catch (e) {
-      if (e instanceof RuleError) throw badRequest(`${prefix}Problem creating transaction: ${e.message}`);
-      throw e;
-    }
+    await deps.chain.simulate(constructed.bytes, updater, pending);
     return fields;
   };
 
@@ -154,6 +150,8 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       summary: 'Node status (get_info) and the built-in miner (update_miner); this node has no peers to connect',
       level: 'admin',
       body: nodeControlBody,
+      // update_miner on a node without a built-in miner (400), or one shutting down (503).
+      errorPrefixes: { 'MINER_*': 'NodeControlRequest: ' },
       async handle({ body }) {
         const op = body.OperationType;
         if (!(OPERATION_TYPES as readonly string[]).includes(op)) {
@@ -193,14 +191,8 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
         // update_miner
         const list = body.MinerPublicKeys.trim();
         const keys = list === '' ? [] : list.split(',').map((s, i) => decodeKeyOr400(s.trim(), network, `MinerPublicKeys[${i}]`, 'NodeControlRequest: Problem decoding miner public key'));
-        try {
-          // For the whole node: the producer of the moment applies it, and any later one.
-          await deps.producer.setMiner(keys.length === 0 ? 'pause' : keys);
-        } catch (e) {
-          if (e instanceof NoBuiltInMinerError) throw badRequest(`NodeControlRequest: ${e.message}`);
-          if (e instanceof Error && /shut down/.test(e.message)) throw new ApiError(503, 'NodeControlRequest: the node is shutting down');
-          throw e;
-        }
+        // For the whole node: the producer of the moment applies it, and any later one.
+        await deps.producer.setMiner(keys.length === 0 ? 'pause' : keys);
         return empty();
       },
     }),
@@ -239,6 +231,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       summary: 'Construct an UPDATE_GLOBAL_PARAMS transaction for a param updater to sign: values ≥ 0 (−1 or omitted = unchanged)',
       level: 'superAdmin',
       body: updateGlobalParamsBody,
+      errorPrefixes: { 'RuleError*': 'UpdateGlobalParams: Problem creating transaction: ' },
       async handle({ body }) {
         const P = 'UpdateGlobalParams: ';
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', `${P}Problem decoding updater base58 public key`);
@@ -253,7 +246,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
           const given = spec.request === 'int64' ? value >= 0n : value > 0n;
           if (given && value !== current[spec.field]) extraData.push([utf8(spec.extraDataKey), encodeGlobalParamValue(spec, value)]);
         }
-        const fields = await construct(P, updater, { type: 'UPDATE_GLOBAL_PARAMS' }, extraData, body, pending);
+        const fields = await construct(updater, { type: 'UPDATE_GLOBAL_PARAMS' }, extraData, body, pending);
         return txnResponse(fields);
       },
     }),
@@ -262,6 +255,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       summary: 'Construct a SWAP_IDENTITY transaction for a param updater to sign: From and To trade profiles and coins',
       level: 'superAdmin',
       body: swapIdentityBody,
+      errorPrefixes: { 'RuleError*': 'SwapIdentity: Problem creating transaction: ' },
       async handle({ body }) {
         const P = 'SwapIdentity: ';
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', `${P}Problem decoding updater base58 public key`);
@@ -269,7 +263,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
         const pending = await deps.chain.pendingView();
         const from = await keyOrUsername(pending, body.FromUsernameOrPublicKeyBase58Check, 'FromUsernameOrPublicKeyBase58Check');
         const to = await keyOrUsername(pending, body.ToUsernameOrPublicKeyBase58Check, 'ToUsernameOrPublicKeyBase58Check');
-        const fields = await construct(P, updater, { type: 'SWAP_IDENTITY', fromPublicKey: from, toPublicKey: to }, [], body, pending);
+        const fields = await construct(updater, { type: 'SWAP_IDENTITY', fromPublicKey: from, toPublicKey: to }, [], body, pending);
         return txnResponse(fields);
       },
     }),

@@ -6,12 +6,9 @@
  */
 import type { AppDeps } from '../app.js';
 import { txnJson } from '../chain/json.js';
-import { decodeTxn, withSignature } from '../chain/txn/envelope.js';
-import { TxnDecodeError } from '../chain/txn/errors.js';
-import { RuleError } from '../chain/rules/errors.js';
+import { decodeTxn, signUnsigned } from '../chain/txn/envelope.js';
 import { encodeBase58Check } from '../keys/base58check.js';
-import { ApiError, badRequest } from '../http/errors.js';
-import { MempoolBusyError } from '../chain/chain.js';
+import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
@@ -59,6 +56,12 @@ export function transactionRoutes(deps: AppDeps): Route[] {
       path: '/submit-transaction',
       summary: 'Submit a signed transaction to the mempool; answers its hash (reference §4.3)',
       body: submitTransactionBody,
+      errorPrefixes: {
+        TXN_UNSIGNED_MALFORMED: 'SubmitTransactionRequest: Problem deserializing unsigned transaction from bytes: ',
+        TXN_MALFORMED: 'SubmitTransactionRequest: Problem deserializing transaction from bytes: ',
+        'RuleError*': 'SubmitTransaction: Problem processing transaction: ',
+        CHAIN_MEMPOOL_BUSY: 'SubmitTransaction: ',
+      },
       async handle({ body }) {
         let bytes: Uint8Array;
         if (body.TransactionHex !== undefined && body.UnsignedTransactionHex !== undefined) {
@@ -68,35 +71,17 @@ export function transactionRoutes(deps: AppDeps): Route[] {
           if (body.TransactionSignatureHex === undefined) throw badRequest('SubmitTransactionRequest: Must provide TransactionSignatureHex when submitting UnsignedTransactionHex.');
           const unsigned = hexBytes(body.UnsignedTransactionHex, 'unsigned transaction');
           const signature = hexBytes(body.TransactionSignatureHex, 'signature');
-          try {
-            bytes = withSignature(unsigned, signature);
-          } catch (e) {
-            if (e instanceof TxnDecodeError) throw badRequest(`SubmitTransactionRequest: Problem deserializing unsigned transaction from bytes: ${e.message}`);
-            throw e;
-          }
+          bytes = signUnsigned(unsigned, signature);
         } else if (body.TransactionHex !== undefined) {
           bytes = hexBytes(body.TransactionHex, 'transaction');
         } else {
           throw badRequest('SubmitTransactionRequest: TransactionHex is required');
         }
-        let txn;
-        try {
-          txn = decodeTxn(bytes);
-        } catch (e) {
-          if (e instanceof TxnDecodeError) throw badRequest(`SubmitTransactionRequest: Problem deserializing transaction from bytes: ${e.message}`);
-          throw e;
-        }
+        const txn = decodeTxn(bytes);
         if (txn.v1 && (txn.v1.feeNanos * 1000n) / BigInt(bytes.length) > MAX_FEE_RATE_NANOS_PER_KB) {
           throw badRequest('SubmitTransactionRequest: Transaction fee rate too high');
         }
-        let r;
-        try {
-          r = await deps.chain.submitTransaction(bytes);
-        } catch (e) {
-          if (e instanceof RuleError) throw badRequest(`SubmitTransaction: Problem processing transaction: ${e.message}`);
-          if (e instanceof MempoolBusyError) throw new ApiError(503, `SubmitTransaction: ${e.message}`, { 'Retry-After': '1' });
-          throw e;
-        }
+        const r = await deps.chain.submitTransaction(bytes);
         return json({
           Transaction: txnJson(r.txn),
           TxnHashHex: r.hashHex,
