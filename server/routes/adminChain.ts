@@ -19,7 +19,6 @@
  */
 import type { AppDeps } from '../app.js';
 import { encodeGlobalParamValue, GLOBAL_PARAM_SPECS } from '../chain/rules/globalParams.js';
-import { publicKeyForUsername } from '../chain/state/profiles.js';
 import type { StateView } from '../chain/state/view.js';
 import { decodeTxn } from '../chain/txn/envelope.js';
 import type { TxnMetadata } from '../chain/txn/metadata.js';
@@ -27,7 +26,8 @@ import { adminRoute } from '../http/adminAuth.js';
 import { badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';
 import { v, ValidationError, type Optional, type Schema } from '../http/schema.js';
-import { encodePublicKey, PUBLIC_KEY_STRING_START } from '../keys/index.js';
+import { encodePublicKey } from '../keys/index.js';
+import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
 import { txnString } from '../social/spendingLimitResponse.js';
 import { constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
@@ -132,16 +132,10 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
     });
   };
 
-  /** The reference's rule: a public key iff it starts with this network's prefix and is long enough, else a username. */
+  /** A side of a swap, as public key or username (social/keyOrUsername.ts), with the reference's wording. */
   const keyOrUsername = async (pending: StateView, s: string, field: string): Promise<Uint8Array> => {
-    const P = 'getPublicKeyFromUsernameOrPublicKeyString';
     if (s.length === 0) throw badRequest(`SwapIdentity: ${field} is empty; give a username or a public key`);
-    if (s.startsWith(PUBLIC_KEY_STRING_START[network]) && s.length >= 33) {
-      return decodeKeyOr400(s, network, field, P);
-    }
-    const pk = await publicKeyForUsername(pending, s);
-    if (pk === undefined) throw badRequest(`${P}: Profile with username ${s} does not exist`);
-    return pk;
+    return resolvePublicKeyOrUsername(pending, s, network, field, 'getPublicKeyFromUsernameOrPublicKeyString: ');
   };
 
   return [

@@ -13,13 +13,14 @@ import { isRuleError } from '../chain/rules/errors.js';
 import { getBalance } from '../chain/state/balances.js';
 import { getDAOCoinBalance, getDAOCoinEntry, TRANSFER_RESTRICTION_STATUS_NAMES, TransferRestrictionStatus } from '../chain/state/daoCoins.js';
 import { DESO_COIN, isDesoCoin, ordersForTransactor } from '../chain/state/daoCoinLimitOrders.js';
-import { getProfile, publicKeyForUsername } from '../chain/state/profiles.js';
+import { getProfile } from '../chain/state/profiles.js';
 import type { StateView } from '../chain/state/view.js';
 import { DAOCoinLimitOrderFill, DAOCoinLimitOrderOperation, DAOCoinOperation, type DAOCoinLimitOrderMetadata } from '../chain/txn/metadata.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v, ValidationError, type Schema } from '../http/schema.js';
-import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
+import { encodePublicKey } from '../keys/index.js';
+import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
 import { isStoreUnavailable } from '../store/types.js';
 import { constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
@@ -115,18 +116,6 @@ const FILL_TYPES = nameTable({
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** A public key, or else a username with a profile (backend GetPubKeyAndProfileEntryForUsernameOrPublicKeyBase58Check). */
-async function keyOrUsername(state: StateView, s: string, network: Network): Promise<Uint8Array | string> {
-  try {
-    return decodePublicKey(s, network, 'public key');
-  } catch (e) {
-    if (!isKeyError(e)) throw e;
-    const pk = await publicKeyForUsername(state, s);
-    // Not echoed: a string that is not a key could be a pasted private key.
-    return pk ?? `it is not a public key (${errorText(e)}) and no profile has that username`;
-  }
-}
-
 /** The backend's DESO identifiers for a coin field: "DESO", the zero key on either network, or (create) "". */
 function isDesoIdentifier(s: string): boolean {
   return s === '' || s === 'DESO' || s === encodePublicKey(DESO_COIN, 'mainnet') || s === encodePublicKey(DESO_COIN, 'testnet');
@@ -192,8 +181,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       async handle({ body }) {
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', 'DAOCoin: Problem decoding updater public key');
         const state = await deps.chain.pendingView();
-        const creator = await keyOrUsername(state, body.ProfilePublicKeyBase58CheckOrUsername, network);
-        if (typeof creator === 'string') throw badRequest(`DAOCoin: Problem getting profile for ProfilePublicKeyBase58CheckOrUsername: ${creator}`);
+        const creator = await resolvePublicKeyOrUsername(state, body.ProfilePublicKeyBase58CheckOrUsername, network, 'ProfilePublicKeyBase58CheckOrUsername', 'DAOCoin: Problem getting profile for ProfilePublicKeyBase58CheckOrUsername: ');
         const operationType = DAO_COIN_OPERATIONS[body.OperationType];
         if (operationType === undefined) throw badRequest(`DAOCoin: Invalid OperationType ${JSON.stringify(body.OperationType)}: expected one of ${Object.keys(DAO_COIN_OPERATIONS).join(', ')}`);
         let status: number = TransferRestrictionStatus.UNRESTRICTED;
@@ -225,10 +213,8 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       async handle({ body }) {
         const sender = decodeKeyOr400(body.SenderPublicKeyBase58Check, network, 'SenderPublicKeyBase58Check', 'TransferDAOCoin: Problem decoding sender public key');
         const state = await deps.chain.pendingView();
-        const creator = await keyOrUsername(state, body.ProfilePublicKeyBase58CheckOrUsername, network);
-        if (typeof creator === 'string') throw badRequest(`TransferDAOCoin: Problem getting profile for ProfilePublicKeyBase58CheckOrUsername: ${creator}`);
-        const receiver = await keyOrUsername(state, body.ReceiverPublicKeyBase58CheckOrUsername, network);
-        if (typeof receiver === 'string') throw badRequest(`TransferDAOCoin: Problem getting receiver for ReceiverPublicKeyBase58CheckOrUsername: ${receiver}`);
+        const creator = await resolvePublicKeyOrUsername(state, body.ProfilePublicKeyBase58CheckOrUsername, network, 'ProfilePublicKeyBase58CheckOrUsername', 'TransferDAOCoin: Problem getting profile for ProfilePublicKeyBase58CheckOrUsername: ');
+        const receiver = await resolvePublicKeyOrUsername(state, body.ReceiverPublicKeyBase58CheckOrUsername, network, 'ReceiverPublicKeyBase58CheckOrUsername', 'TransferDAOCoin: Problem getting receiver for ReceiverPublicKeyBase58CheckOrUsername: ');
         const built = await constructForRequest(deps, {
           publicKey: sender,
           metadata: { type: 'DAO_COIN_TRANSFER', profilePublicKey: creator, daoCoinToTransferNanos: body.DAOCoinToTransferNanos, receiverPublicKey: receiver },
@@ -271,12 +257,8 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
         }
         const transactor = decodeKeyOr400(body.TransactorPublicKeyBase58Check, network, 'TransactorPublicKeyBase58Check', 'CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check');
         const state = await deps.chain.pendingView();
-        const coin = async (s: string, isDeso: boolean, field: string): Promise<Uint8Array> => {
-          if (isDeso) return DESO_COIN;
-          const k = await keyOrUsername(state, s, network);
-          if (typeof k === 'string') throw fail(`Invalid ${field}: ${k}`);
-          return k;
-        };
+        const coin = async (s: string, isDeso: boolean, field: string): Promise<Uint8Array> =>
+          isDeso ? DESO_COIN : resolvePublicKeyOrUsername(state, s, network, field, `CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: Invalid ${field}: `);
         const buying = await coin(body.BuyingDAOCoinCreatorPublicKeyBase58Check, buyingIsDeso, 'BuyingDAOCoinCreatorPublicKeyBase58Check');
         const selling = await coin(body.SellingDAOCoinCreatorPublicKeyBase58Check, sellingIsDeso, 'SellingDAOCoinCreatorPublicKeyBase58Check');
         await precheckTransferRestriction(state, transactor, buying, fail);
@@ -323,16 +305,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       async handle({ body }) {
         if (body.TransactorPublicKeyBase58Check === '') throw badRequest('CancelDAOCoinLimitOrder: must provide a TransactorPublicKeyBase58Check');
         const state = await deps.chain.pendingView();
-        // As the backend: a string starting like a key is a key, anything else a username.
-        const given = body.TransactorPublicKeyBase58Check;
-        let transactor: Uint8Array;
-        if (given.startsWith('BC') || given.startsWith('tBC')) {
-          transactor = decodeKeyOr400(given, network, 'TransactorPublicKeyBase58Check', 'CancelDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check');
-        } else {
-          const pk = await publicKeyForUsername(state, given);
-          if (pk === undefined) throw badRequest(`CancelDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check: no profile has the username ${given}`);
-          transactor = pk;
-        }
+        const transactor = await resolvePublicKeyOrUsername(state, body.TransactorPublicKeyBase58Check, network, 'TransactorPublicKeyBase58Check', 'CancelDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check: ');
         const orderId = parseOrderId(body.CancelOrderID);
         if (typeof orderId === 'string') throw badRequest(`CancelDAOCoinLimitOrder: CancelOrderID param is not a valid order id: ${orderId}`);
         let built;

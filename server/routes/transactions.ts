@@ -11,9 +11,9 @@ import { encodeBase58Check } from '../keys/base58check.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
-import { publicKeyForUsername } from '../chain/state/profiles.js';
+import { PUBLIC_KEY_PREFIXES } from '../keys/index.js';
 import { minedTxnLocation } from '../chain/state/minedTxns.js';
+import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
 import { submittedPostEntryResponse } from '../social/postEntry.js';
 import { constructForRequest } from './constructed.js';
 
@@ -96,16 +96,8 @@ export function transactionRoutes(deps: AppDeps): Route[] {
       summary: 'Construct a native-coin transfer (reference §4.2); sign and submit it',
       body: sendDesoBody,
       async handle({ body }) {
-        const recipient = body.RecipientPublicKeyOrUsername;
-        // A recipient not starting with the key prefix is a username (any case), looked up
-        // with the mempool applied, as the reference does.
-        let recipientKey: Uint8Array;
-        if (recipient.startsWith(PUBLIC_KEY_STRING_START[network])) recipientKey = decodePublicKey(recipient, network, 'RecipientPublicKeyOrUsername');
-        else {
-          const owner = await publicKeyForUsername(await deps.chain.pendingView(), recipient);
-          if (owner === undefined) throw badRequest(`SendDeSo: Profile with username ${recipient} does not exist`);
-          recipientKey = owner;
-        }
+        // A username (any case) is looked up with the mempool applied, as the reference does.
+        const recipientKey = await resolvePublicKeyOrUsername(await deps.chain.pendingView(), body.RecipientPublicKeyOrUsername, network, 'RecipientPublicKeyOrUsername', 'SendDeSo: ');
         const sender = body.SenderPublicKeyBase58Check.bytes;
         // The reference's TransactionFees and ExtraData are not read by this route (yet).
         const fields = { MinFeeRateNanosPerKB: body.MinFeeRateNanosPerKB, TransactionFees: [], ExtraData: {} };
