@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { Network } from '../config.js';
+import type { Network } from '../keys/index.js';
 import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
 import { UNLIMITED_CALLER } from './authenticatedCaller.js';
 import { ApiError, toErrorReply } from './errors.js';

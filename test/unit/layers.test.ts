@@ -61,21 +61,9 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
 
 /** Arrows still to remove, as `file -> imported file` (type-only imports of wiring types). */
 const KNOWN_EXCEPTIONS: readonly string[] = [
-  'http/adminAuth.ts -> app.ts',
-  'http/readCache.ts -> app.ts',
-  'http/router.ts -> config.ts',
-  'http/schema.ts -> config.ts',
-  'identity/index.ts -> config.ts',
-  'identity/secret.ts -> config.ts',
-  'meta/appState.ts -> config.ts',
-  'meta/exchangeRate.ts -> config.ts',
   'routes/ -> app.ts',
-  'social/postEntry.ts -> app.ts',
   // The spending-limit JSON reader validates with the HTTP schema library (issue 21's routes).
   'social/spendingLimitRequest.ts -> http/schema.ts',
-  'social/profileEntry.ts -> app.ts',
-  'social/tutorial.ts -> app.ts',
-  'social/users.ts -> app.ts',
 ];
 
 function layerOf(file: string): Layer {
