@@ -133,5 +133,9 @@ describe('layers of server/', () => {
     assert.equal(ALLOWED[layerOf('chain/chain.ts')].includes(layerOf('http/errors.ts')), false);
     assert.equal(ALLOWED[layerOf('social/users.ts')].includes(layerOf('routes/posts.ts')), false);
     assert.equal(ALLOWED[layerOf('identity/jwt.ts')].includes(layerOf('http/errors.ts')), false);
+    assert.equal(ALLOWED[layerOf('services/construct.ts')].includes(layerOf('http/errors.ts')), false);
+    assert.equal(ALLOWED[layerOf('services/construct.ts')].includes(layerOf('routes/constructed.ts')), false);
+    assert.equal(ALLOWED[layerOf('social/users.ts')].includes(layerOf('services/construct.ts')), false);
+    assert.equal(ALLOWED[layerOf('social/users.ts')].includes(layerOf('app.ts')), false);
   });
 });
