@@ -1,5 +1,5 @@
 /** Every API area's route table; the router mounts them all under /api/v0 and bare. */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { Route } from '../http/route.js';
 import { adminChainRoutes } from './adminChain.js';
 import { accessGroupRoutes } from './accessGroups.js';
