@@ -21,6 +21,7 @@ import { messageReadRoutes } from './messageReads.js';
 import { metaRoutes } from './meta.js';
 import { minerRoutes } from './miner.js';
 import { nodeRoutes } from './node.js';
+import { notificationRoutes } from './notifications.js';
 import { orderBookRoutes } from './orderBook.js';
 import { postRoutes } from './posts.js';
 import { postReadRoutes } from './postReads.js';
@@ -58,5 +59,6 @@ export function allRoutes(deps: AppDeps): Route[][] {
     adminChainRoutes(deps),
     followRoutes(deps),
     likeRoutes(deps),
+    notificationRoutes(deps),
   ];
 }
