@@ -21,7 +21,7 @@
  * record per key under `social:notifications:<pk hex>`, written compare-and-set.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { Chain } from '../chain/chain.js';
 import { affectedPublicKeys, diamondOf, notifiedKeys, type AffectedKey } from '../chain/rules/notifications.js';
 import { transferRestrictionStatusName } from '../chain/state/daoCoins.js';
 import { chainKeys, type BlockRecord, type TxnLocation } from '../chain/state/keys.js';
@@ -38,7 +38,7 @@ import { encodePublicKey, type Network } from '../keys/index.js';
 import { indexHas } from '../store/indexHas.js';
 import type { Store } from '../store/types.js';
 import { postEntryResponse } from './postEntry.js';
-import { profileEntryMap } from './profileEntry.js';
+import { profileEntryMap, type ProfileDeps } from './profileEntry.js';
 import { isBlockedBy, userMetadataKeys } from './userMetadata.js';
 
 /** Most notifications one get-notifications page holds (the reference has no bound; frontends ask 50 or so). */
@@ -48,7 +48,7 @@ export const MAX_NOTIFICATIONS_SCANNED = 2_000;
 /** Notifications get-unread-notifications-count counts past the last one counted (the reference's; frontends show "99+"). */
 export const UNREAD_NOTIFICATIONS_COUNTED = 100;
 
-export type NotificationDeps = Pick<AppDeps, 'chain' | 'store' | 'config'>;
+export type NotificationDeps = ProfileDeps & { chain: Chain };
 
 /** A notification request refused (invalid), or a read state that kept changing under a write (busy). */
 export class NotificationError extends DomainError {
