@@ -22,6 +22,7 @@
  * @module
  */
 import type { Chain } from '../chain/chain.js';
+import { CREATOR_COIN_PARAMS } from '../chain/rules/creatorCoins.js';
 import { affectedPublicKeys, diamondOf, notifiedKeys, type AffectedKey } from '../chain/rules/notifications.js';
 import { transferRestrictionStatusName } from '../chain/state/daoCoins.js';
 import { chainKeys, type BlockRecord, type TxnLocation } from '../chain/state/keys.js';
@@ -240,6 +241,7 @@ async function transactionMetadata(state: StateIndexReader, r: Resolved, network
         NativeToSellNanos: m.desoToSellNanos,
         CreatorCoinToSellNanos: m.creatorCoinToSellNanos,
         NativeToAddNanos: m.desoToAddNanos,
+        NativeLockedNanosDiff: m.operationType === CreatorCoinOperation.BUY ? await boughtLockedNanos(state, txn.publicKey, m.profilePublicKey, m.desoToSellNanos) : 0n,
       };
       break;
     case 'DAO_COIN':
@@ -260,12 +262,28 @@ async function transactionMetadata(state: StateIndexReader, r: Resolved, network
         SellingDAOCoinCreatorPublicKey: m.sellingDAOCoinCreatorPublicKey === null ? '' : pk(m.sellingDAOCoinCreatorPublicKey),
         ScaledExchangeRateCoinsToSellPerCoinToBuy: u256(m.scaledExchangeRateCoinsToSellPerCoinToBuy ?? 0n),
         QuantityToFillInBaseUnits: u256(m.quantityToFillInBaseUnits ?? 0n),
+        // Fills are known only while the order connects and are not kept per transaction (the
+        // index records whom they notified): null, as core answers an order without its fills.
+        FilledDAOCoinLimitOrdersMetadata: null,
       };
       break;
     default:
       break;
   }
   return meta;
+}
+
+/**
+ * What a buy added to the coin's locked native (core DESOLockedNanosDiff): the nanos sold after
+ * the trade fee, less the creator's cut unless the creator bought. Core records it at connect;
+ * here it is worked out again with the creator's basis points as they are now (only buys are
+ * notifications, and a creator rarely changes them). Sells are never shown: they notify nobody.
+ */
+async function boughtLockedNanos(state: StateIndexReader, buyer: Uint8Array, creator: Uint8Array, nanosSold: bigint): Promise<bigint> {
+  const afterFees = (nanosSold * (10_000n - CREATOR_COIN_PARAMS.tradeFeeBasisPoints)) / 10_000n;
+  if (Buffer.compare(buyer, creator) === 0) return afterFees;
+  const basisPoints = (await getProfile(state, creator))?.creatorBasisPoints ?? 0n;
+  return afterFees - (afterFees * basisPoints) / 10_000n;
 }
 
 /** The posts a notification shows (backend addPostForHashForNotification): a post and its parent, a liked or diamonded post. */

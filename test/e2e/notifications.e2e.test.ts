@@ -148,8 +148,10 @@ function suite(store: 'memory' | 'redis'): void {
           const bt = transfer['Metadata']['BasicTransferTxindexMetadata'];
           assert.equal(bt['TotalInputNanos'], bt['TotalOutputNanos'] + bt['FeeNanos']);
           assert.equal(bt['DiamondLevel'], 0);
-          assert.deepEqual(buy['Metadata']['CreatorCoinTxindexMetadata'], { OperationType: 'buy', NativeToSellNanos: 10_000_000, CreatorCoinToSellNanos: 0, NativeToAddNanos: 0 });
+          // 10,000,000 less the 0.01% trade fee (9,999,000), less bob's 10% (999,900).
+          assert.deepEqual(buy['Metadata']['CreatorCoinTxindexMetadata'], { OperationType: 'buy', NativeToSellNanos: 10_000_000, CreatorCoinToSellNanos: 0, NativeToAddNanos: 0, NativeLockedNanosDiff: 8_999_100 });
           assert.ok(affected(buy).some(([pk, role]) => pk === c.bob.pk && role === 'CreatorPublicKey'));
+          assert.equal((r['ProfilesByPublicKey'] as J)[c.bob.pk]['CoinEntry']['NativeLockedNanos'], 8_999_100, 'what the buy locked');
         },
       },
       {
