@@ -83,12 +83,18 @@ class NotificationReads {
     readonly reader: Uint8Array,
   ) {}
 
+  /**
+   * The mined block at a height, read from the store itself: a block never changes, and the
+   * pending view's read cache (kept until the next block, bounded by entries, not bytes) is no
+   * place for whole blocks.
+   */
   private block(height: number): Promise<{ hashHex: string; block: BlockRecord } | undefined> {
     let b = this.blocks.get(height);
     if (b === undefined) {
       b = (async () => {
-        const hashHex = await this.state.get<string>(chainKeys.hashAtHeight(BigInt(height)));
-        const block = hashHex === undefined ? undefined : await this.state.get<BlockRecord>(chainKeys.block(hashHex));
+        const store = this.deps.store;
+        const hashHex = await store.get<string>(chainKeys.hashAtHeight(BigInt(height)));
+        const block = hashHex === undefined ? undefined : await store.get<BlockRecord>(chainKeys.block(hashHex));
         return hashHex === undefined || block === undefined ? undefined : { hashHex, block };
       })();
       this.blocks.set(height, b);

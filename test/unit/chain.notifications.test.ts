@@ -390,4 +390,39 @@ describe('notifications of a chain, mempool then block', () => {
     await setNotificationReadState(store, receiver.pk, { lastSeenIndex: 5, latestUnreadIndex: 0, unread: 0 });
     assert.equal((await notificationReadState(store, receiver.pk)).lastSeenIndex, notificationIndex([height, 1]));
   });
+
+  it('mempool transactions take places 1, 2, … in arrival order; a block connected afresh writes the same places', async () => {
+    const [miner, a, b] = [newTestKey(), newTestKey(), newTestKey()];
+    await mine(miner, []);
+    const height = Number((await chain.tip()).height) + 1;
+    const first = await signedTransfer(chain, crypto, miner, a.pk, 60_000n);
+    const second = await signedTransfer(chain, crypto, miner, b.pk, 61_000n);
+    await chain.submitTransaction(first);
+    await chain.submitTransaction(second);
+    const indexOf = async (k: TestKey): Promise<number[]> =>
+      ((await notifications(deps, { publicKey: k.pk, fetchStartIndex: -1, numToFetch: 10, filteredOut: {} }))['Notifications'] as Array<Record<string, any>>).map((x) => x['Index'] as number);
+    assert.deepEqual(await indexOf(a), [notificationIndex([height, 1])]);
+    assert.deepEqual(await indexOf(b), [notificationIndex([height, 2])]);
+    // Another process (no pending state of its own) connects the same block transaction by transaction.
+    const fresh = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log, now: () => clockMs });
+    const template = await chain.blockTemplate(miner.pk, 1);
+    const txns = [first, second];
+    const fees = txns.reduce((s, t) => s + (decodeTxn(t).v1?.feeNanos ?? 0n), 0n);
+    const rewardTxn = encodeTxn({
+      inputs: [],
+      outputs: [{ publicKey: miner.pk, amountNanos: blockRewardNanos(template.height, DEV_CHAIN_PARAMS) + fees }],
+      txnType: TxnType.BLOCK_REWARD,
+      metadata: encodeMetadata({ type: 'BLOCK_REWARD', extraData: new Uint8Array([2]) }),
+      publicKey: new Uint8Array(0),
+      extraData: [],
+      signature: new Uint8Array(0),
+      v1: null,
+    });
+    const all = [rewardTxn, ...txns];
+    const unsolved = encodeHeader({ ...decodeHeader(template.headers[0]!), transactionMerkleRoot: merkleRoot(all.map(txnHash)) });
+    assert.ok((await fresh.processBlock(await solveHeader(crypto, unsolved, template.target), all)).isMainChain);
+    assert.deepEqual(await store.indexRange(notificationKeys.index('transfer', a.pk)), [positionMember(height, 1)]);
+    assert.deepEqual(await store.indexRange(notificationKeys.index('transfer', b.pk)), [positionMember(height, 2)]);
+    assert.deepEqual(await indexOf(b), [notificationIndex([height, 2])], 'the first chain reads the block the other process connected');
+  });
 });

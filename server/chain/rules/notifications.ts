@@ -51,6 +51,13 @@ export interface AffectedKey {
   role: string;
 }
 
+/**
+ * Most mention tags of one post looked up (first seen first): each is a read at admission, in the
+ * block and when shown, and a body of a few KB could otherwise name thousands (core has no
+ * bound; no frontend sends more than a handful).
+ */
+export const MAX_MENTIONS_RESOLVED = 100;
+
 /** What ends a mention tag (core's terminators for `@` and `$` tags). */
 const MENTION_TERMINATORS = new Set(' ,.\n&*()-+~\'"[]{}');
 
@@ -132,7 +139,9 @@ export async function affectedPublicKeys(state: StateReader, txn: TxnEnvelope, m
       }
       const body = m.body.length === 0 ? null : parsePostBody({ body: m.body });
       if (body !== null && body.Body !== '') {
-        for (const name of mentionedUsernames(body.Body)) add(await publicKeyForUsername(state, name.toLowerCase()), 'MentionedPublicKeyBase58Check');
+        const names = mentionedUsernames(body.Body).slice(0, MAX_MENTIONS_RESOLVED);
+        const keys = await Promise.all(names.map((name) => publicKeyForUsername(state, name.toLowerCase())));
+        for (const k of keys) add(k, 'MentionedPublicKeyBase58Check');
       }
       const reposted = repostedHashOf(txn);
       if (reposted !== null) add((await getPost(state, reposted))?.posterPublicKey, 'RepostedPublicKeyBase58Check');
