@@ -7,7 +7,7 @@
  *
  * Consistency across processes rests on guarded commits: a block connects only if the tip is
  * still the parent it was validated against, and a transaction enters the mempool only if the
- * mempool did not change while it was validated. Losers of a race retry or report.
+ * mempool and the tip did not change while it was validated. Losers of a race retry or report.
  *
  * Not yet: reorganisations. A valid block on a side branch is stored and answered
  * `IsMainChain: false`, but a longer side branch does not replace the main chain.

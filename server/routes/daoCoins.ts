@@ -1,6 +1,7 @@
 /**
- * Routes of this area (reference node-api.md §4.2, §7.3; backend routes/transaction.go and
- * routes/dao_coin_exchange.go): dao-coin, transfer-dao-coin, create-/cancel-dao-coin-limit-order.
+ * Routes of this area (reference node-api.md §4.2, §7.3, social-graph.md §9; backend
+ * routes/transaction.go and routes/dao_coin_exchange.go): dao-coin, transfer-dao-coin,
+ * create-/cancel-dao-coin-limit-order, create-dao-coin-market-order.
  * Each validates what the reference validates, builds the unsigned transaction and answers the
  * reference's fields; the consensus rules run again when the signed transaction is submitted.
  * @module
@@ -87,6 +88,18 @@ const createOrderBody = v.object({
   ...constructFields,
 });
 
+/** A limit order's request without a price: a market order takes the book's resting rates. */
+const createMarketOrderBody = v.object({
+  TransactorPublicKeyBase58Check: v.optional(v.string(KEY), ''),
+  BuyingDAOCoinCreatorPublicKeyBase58Check: v.optional(v.string(KEY), ''),
+  SellingDAOCoinCreatorPublicKeyBase58Check: v.optional(v.string(KEY), ''),
+  Quantity: v.optional(v.string({ maxLength: 200 }), ''),
+  OperationType: v.optional(v.string({ maxLength: 100 }), ''),
+  FillType: v.optional(v.string({ maxLength: 100 }), ''),
+  QuantityToFill: v.optional(float(), 0),
+  ...constructFields,
+});
+
 const cancelOrderBody = v.object({
   TransactorPublicKeyBase58Check: v.optional(v.string(KEY), ''),
   CancelOrderID: v.optional(v.string({ maxLength: 200 }), ''),
@@ -130,6 +143,11 @@ async function keyOrUsername(state: StateView, s: string, network: Network): Pro
 /** The backend's DESO identifiers for a coin field: "DESO", the zero key on either network, or (create) "". */
 function isDesoIdentifier(s: string): boolean {
   return s === '' || s === 'DESO' || s === encodePublicKey(DESO_COIN, 'mainnet') || s === encodePublicKey(DESO_COIN, 'testnet');
+}
+
+/** A market order's DESO identifiers: "DESO" or the zero key on either network; "" is not DESO (backend). */
+function isMarketDesoIdentifier(s: string): boolean {
+  return s !== '' && isDesoIdentifier(s);
 }
 
 /** The response fields DAOCoinResponse / TransferDAOCoinResponse carry. */
@@ -300,6 +318,84 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
           simulated = await simulateExecution(deps, state, built.constructed, transactor, buying, selling);
         } catch (e) {
           if (isRuleError(e) || e instanceof SimulationError) throw fail(`Problem simulating DAO coin limit order execution: ${e.message}`);
+          throw e;
+        }
+        const f = built.fields;
+        return json({
+          SpendAmountNanos: f.SpendAmountNanos,
+          TotalInputNanos: f.TotalInputNanos,
+          ChangeAmountNanos: f.ChangeAmountNanos,
+          FeeNanos: f.FeeNanos,
+          Transaction: f.Transaction,
+          TransactionHex: f.TransactionHex,
+          TxnHashHex: f.TxnHashHex,
+          SimulatedExecutionResult: simulated,
+        });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/create-dao-coin-market-order',
+      summary: 'Construct an immediate-or-cancel or fill-or-kill DAO coin order from a Quantity without a price (exchange rate 0: it fills at the resting orders\' rates, best first), with its simulated execution (reference social-graph.md §9)',
+      body: createMarketOrderBody,
+      async handle({ body }) {
+        // The backend's helper prefixes its errors and the handler prefixes them again (quirk).
+        const fail = (msg: string): ApiError => badRequest(`CreateDAOCoinMarketOrder: CreateDAOCoinMarketOrder: ${msg}`);
+        if (body.TransactorPublicKeyBase58Check === '') throw fail('must provide a TransactorPublicKeyBase58Check');
+        if (body.OperationType !== 'ASK' && body.OperationType !== 'BID') throw fail(`Unknown string value for DAOCoinLimitOrderOperationType ${body.OperationType}`);
+        const side: OrderSide = body.OperationType;
+        if (body.FillType === 'GOOD_TILL_CANCELLED') throw fail('GoodTillCancelled fill type not supported for market orders');
+        const fillType = body.FillType === 'IMMEDIATE_OR_CANCEL' || body.FillType === 'FILL_OR_KILL' ? FILL_TYPES[body.FillType]! : undefined;
+        if (fillType === undefined) throw fail(`Unknown DAO coin limit order fill type ${body.FillType}`);
+        const buyingIsDeso = isMarketDesoIdentifier(body.BuyingDAOCoinCreatorPublicKeyBase58Check);
+        const sellingIsDeso = isMarketDesoIdentifier(body.SellingDAOCoinCreatorPublicKeyBase58Check);
+        const sides = { buyingIsDeso, sellingIsDeso };
+        let quantity: bigint;
+        try {
+          // BID: the amount of the coin bought; ASK: of the coin sold (×1e9 for DESO, ×1e18 for a DAO coin).
+          if (body.Quantity !== '') quantity = quantityToBaseUnits(sides, side, body.Quantity);
+          else if (body.QuantityToFill > 0) quantity = quantityToBaseUnits(sides, side, formatFloatAsString(body.QuantityToFill));
+          else throw fail('Quantity must be provided as a valid decimal string (ex: 1.23)');
+        } catch (e) {
+          if (e instanceof PriceConversionError) throw fail(e.message);
+          throw e;
+        }
+        if (buyingIsDeso && sellingIsDeso) {
+          throw fail("'DESO' specified for both the coin to buy and the coin to sell. At least one must specify a valid DAO public key whose coin will be bought or sold");
+        }
+        const transactor = decodeKeyOr400(body.TransactorPublicKeyBase58Check, network, 'TransactorPublicKeyBase58Check', 'CreateDAOCoinMarketOrder: CreateDAOCoinMarketOrder: Invalid TransactorPublicKeyBase58Check');
+        const state = await deps.chain.pendingView();
+        const coin = async (s: string, isDeso: boolean, field: string): Promise<Uint8Array> => {
+          if (isDeso) return DESO_COIN;
+          const k = await keyOrUsername(state, s, network);
+          if (typeof k === 'string') throw fail(`Invalid ${field}: ${k}`);
+          return k;
+        };
+        const buying = await coin(body.BuyingDAOCoinCreatorPublicKeyBase58Check, buyingIsDeso, 'BuyingDAOCoinCreatorPublicKeyBase58Check');
+        const selling = await coin(body.SellingDAOCoinCreatorPublicKeyBase58Check, sellingIsDeso, 'SellingDAOCoinCreatorPublicKeyBase58Check');
+        // The buy side's transfer restriction is checked here; the selling balance only when
+        // the order matches (core), since what a market order sells depends on the book.
+        await precheckTransferRestriction(state, transactor, buying, fail);
+
+        const metadata: DAOCoinLimitOrderMetadata = {
+          type: 'DAO_COIN_LIMIT_ORDER',
+          buyingDAOCoinCreatorPublicKey: buying,
+          sellingDAOCoinCreatorPublicKey: selling,
+          // Rate 0 with IOC/FOK is core's market order (IsMarketOrder): no price check.
+          scaledExchangeRateCoinsToSellPerCoinToBuy: 0n,
+          quantityToFillInBaseUnits: quantity,
+          operationType: side === 'ASK' ? DAOCoinLimitOrderOperation.ASK : DAOCoinLimitOrderOperation.BID,
+          fillType,
+          cancelOrderId: null,
+          bidderInputs: [],
+          feeNanos: 0n,
+        };
+        const built = await constructLimitOrder(deps, { publicKey: transactor, fields: body }, metadata);
+        let simulated;
+        try {
+          simulated = await simulateExecution(deps, state, built.constructed, transactor, buying, selling);
+        } catch (e) {
+          if (isRuleError(e) || e instanceof SimulationError) throw fail(`Problem simulating DAO coin market order execution: ${e.message}`);
           throw e;
         }
         const f = built.fields;

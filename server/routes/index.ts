@@ -14,6 +14,7 @@ import { followPage } from '../chain/state/follows.js';
 import { MAX_FOLLOWED_READ } from '../social/postReads.js';
 import { feedRoutes } from './feed.js';
 import { followRoutes } from './follows.js';
+import { holderRoutes } from './holders.js';
 import { identityRoutes } from './identity.js';
 import { likeRoutes } from './likes.js';
 import { messageRoutes } from './messages.js';
@@ -59,6 +60,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     adminChainRoutes(deps),
     followRoutes(deps),
     likeRoutes(deps),
+    holderRoutes(deps),
     notificationRoutes(deps),
   ];
 }

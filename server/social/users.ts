@@ -12,7 +12,7 @@
  */
 import type { AppDeps } from '../app.js';
 import { getBalance } from '../chain/state/balances.js';
-import { creatorCoinKeys, getHolding } from '../chain/state/creatorCoins.js';
+import { creatorCoinKeys } from '../chain/state/creatorCoins.js';
 import { derivedKeysOfOwner, isDerivedKeyValid, type DerivedKeyRecord } from '../chain/state/derivedKeys.js';
 import { followPage } from '../chain/state/follows.js';
 import { getPost, hashesOfMembers, postKeys, type PostRecord } from '../chain/state/posts.js';
@@ -22,10 +22,12 @@ import { PARAM_UPDATER_PUBLIC_KEYS, parseProfilePicDataUrl, type ProfilePicType 
 import { decodeSpendingLimit } from '../chain/txn/spendingLimit.js';
 import { toHex, fromHex } from '../hex.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
+import { balanceEntryResponse } from './holders.js';
 import { postEntryResponse } from './postEntry.js';
 import { isStoreUnavailable } from '../store/types.js';
 import { extraDataMap, profileRecordResponse } from './profileEntry.js';
 import { transactionSpendingLimitResponse } from './spendingLimitResponse.js';
+import { profilesByUsernamePrefix } from './usernamePrefix.js';
 import { getTutorialState } from './tutorial.js';
 import { blockedKeysHex, getUserMetadata, moderationFlags } from './userMetadata.js';
 import { DomainError } from '../errors.js';
@@ -69,40 +71,10 @@ export async function canCreateProfile(deps: AppDeps, state: StateIndexReader, p
 
 // --- balance entries --------------------------------------------------------------------------
 
-/**
- * BalanceEntryResponse of a creator-coin holding. `NetBalanceInMempool` is the pending balance
- * minus the mined one (the reference's view-minus-DB), so it is 0 once everything is mined.
- */
-async function creatorCoinBalanceEntry(
-  deps: AppDeps,
-  state: StateIndexReader,
-  holder33: Uint8Array,
-  creator33: Uint8Array,
-  withProfileOf: Uint8Array | null,
-): Promise<Record<string, unknown> | null> {
-  const network = deps.config.network;
-  const holding = await getHolding(state, holder33, creator33);
-  if (holding === undefined) return null;
-  const mined = (await getHolding(deps.store, holder33, creator33))?.balanceNanos ?? 0n;
-  const profile = withProfileOf === null ? undefined : await getProfile(state, withProfileOf);
-  const entry: Record<string, unknown> = {
-    HODLerPublicKeyBase58Check: b58(holder33, network),
-    CreatorPublicKeyBase58Check: b58(creator33, network),
-    HasPurchased: holding.hasPurchased,
-    BalanceNanos: holding.balanceNanos,
-    BalanceNanosUint256: `0x${holding.balanceNanos.toString(16)}`,
-    NetBalanceInMempool: holding.balanceNanos - mined,
-  };
-  // omitempty in the reference: absent when the other side has no profile.
-  if (profile !== undefined) entry['ProfileEntryResponse'] = await profileRecordResponse(deps, state, profile);
-  entry['HodlerNativeBalanceNanos'] = await getBalance(state, holder33);
-  return entry;
-}
-
 /** The creator coins `holder` holds, as BalanceEntryResponses with the creators' profiles, by creator key descending. */
 export async function usersYouHodl(deps: AppDeps, state: StateIndexReader, holder33: Uint8Array, hideHex: ReadonlySet<string> = new Set()): Promise<Record<string, unknown>[]> {
   const creators = (await state.indexRange(creatorCoinKeys.holdings(holder33))).filter((h) => !hideHex.has(h)).map(fromHex);
-  const entries = await Promise.all(creators.map((c) => creatorCoinBalanceEntry(deps, state, holder33, c, c)));
+  const entries = await Promise.all(creators.map((c) => balanceEntryResponse(deps, state, 'creator', holder33, c, c)));
   const list = entries.filter((e): e is Record<string, unknown> => e !== null);
   const key = (e: Record<string, unknown>): string => e['CreatorPublicKeyBase58Check'] as string;
   return list.sort((a, b) => (key(a) > key(b) ? -1 : key(a) < key(b) ? 1 : 0));
@@ -114,7 +86,7 @@ export async function usersYouHodl(deps: AppDeps, state: StateIndexReader, holde
  */
 export async function usersThatHodl(deps: AppDeps, state: StateIndexReader, creator33: Uint8Array): Promise<Record<string, unknown>[]> {
   const holders = (await state.indexRange(creatorCoinKeys.holders(creator33))).map(fromHex);
-  const entries = (await Promise.all(holders.map((h) => creatorCoinBalanceEntry(deps, state, h, creator33, h)))).filter((e): e is Record<string, unknown> => e !== null);
+  const entries = (await Promise.all(holders.map((h) => balanceEntryResponse(deps, state, 'creator', h, creator33, h)))).filter((e): e is Record<string, unknown> => e !== null);
   const self = (e: Record<string, unknown>): boolean => e['HODLerPublicKeyBase58Check'] === e['CreatorPublicKeyBase58Check'];
   return entries.sort((a, b) => {
     if (self(a) !== self(b)) return self(a) ? -1 : 1;
@@ -230,8 +202,6 @@ export const MODERATION_TYPES = ['', 'unrestricted', 'leaderboard'] as const;
 export const DEFAULT_PROFILES_TO_FETCH = 20;
 /** Spec §8: NumToFetch must be below this. */
 export const MAX_PROFILES_TO_FETCH = 100;
-/** Prefix searches rank at most this many matching usernames by coin value. */
-export const MAX_PREFIX_MATCHES = 1000;
 /** The single-profile view attaches at most this many of the profile's newest posts. */
 export const MAX_PROFILE_POSTS = 100;
 /** How far back the post/comment orderings look for a profile's latest post or comment. */
@@ -303,16 +273,8 @@ export async function getProfiles(deps: AppDeps, state: StateIndexReader, req: G
   const hideHex = req.reader === null ? new Set<string>() : await blockedKeysHex(deps.store, req.reader);
 
   if (req.usernamePrefix !== '') {
-    const prefix = req.usernamePrefix.toLowerCase();
-    const names = await state.indexRange(profileKeys.usernameIndex, { gte: prefix, lt: `${prefix}\uffff`, limit: MAX_PREFIX_MATCHES });
-    // Every match's owner, then every owner's profile, each as one batch of concurrent reads (one
-    // round trip on Redis, auto-pipelined) rather than two round trips per match in turn.
-    const owners = await Promise.all(names.map((name) => publicKeyForUsername(state, name)));
-    const found = await Promise.all(owners.map((pk) => (pk === undefined ? undefined : getProfile(state, pk))));
     // The reference's prefix search filters the reader's blocks but not hidden profiles.
-    const profiles = found.filter((p): p is ProfileRecord => p !== undefined && !hideHex.has(toHex(p.publicKey)));
-    profiles.sort((a, b) => (a.creatorCoin.nanosLocked === b.creatorCoin.nanosLocked ? (a.username.toLowerCase() < b.username.toLowerCase() ? -1 : 1) : a.creatorCoin.nanosLocked > b.creatorCoin.nanosLocked ? -1 : 1));
-    const page = profiles.slice(0, req.numToFetch);
+    const page = await profilesByUsernamePrefix(state, req.usernamePrefix.toLowerCase(), req.numToFetch, (p) => hideHex.has(toHex(p.publicKey)));
     return { ProfilesFound: await Promise.all(page.map((p) => profileRecordResponse(deps, state, p))), NextPublicKey: null };
   }
 

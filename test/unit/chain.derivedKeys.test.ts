@@ -388,6 +388,20 @@ describe('operation limits (core lookup order: specific before "any")', () => {
     await assert.rejects(takeOperationAllowance(view, l, addDeso), (e: unknown) => e instanceof RuleError && e.code === 'RuleErrorDerivedKeyInvalidCreatorCoinLimitOperation');
   });
 
+  it('CREATOR_COIN_TRANSFER uses the creator coin map\'s transfer operation (3), then "any"', async () => {
+    const l = limitOf();
+    setLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 3 }, 1n);
+    setLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: ANY, operation: 3 }, 1n);
+    setLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 1 }, 1n);
+    const transfer = envelope({ type: 'CREATOR_COIN_TRANSFER', profilePublicKey: creator, creatorCoinToTransferNanos: 10n, receiverPublicKey: newKey().pk });
+    await takeOperationAllowance(view, l, transfer);
+    assert.equal(getLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 3 }), undefined, '(creator, transfer) first');
+    await takeOperationAllowance(view, l, transfer);
+    assert.equal(getLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: ANY, operation: 3 }), undefined, 'then (any creator, transfer)');
+    await assert.rejects(takeOperationAllowance(view, l, transfer), (e: unknown) => e instanceof RuleError && e.code === 'RuleErrorDerivedKeyCreatorCoinOperationNotAuthorized', 'a buy allowance does not cover a transfer');
+    assert.equal(getLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 1 }), 1n);
+  });
+
   it('DAO_COIN operations and DAO_COIN_TRANSFER use the DAO coin map', async () => {
     const l = limitOf();
     setLimit(l.daoCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 1 }, 2n);

@@ -174,7 +174,12 @@ export class Admissions {
         { op: 'indexAdd', key: MEMPOOL_ORDER, members: admitted.map((a) => orderMember(a.entry.version, a.entry.hashHex)) },
         { op: 'set', key: MEMPOOL_VERSION, value: lastVersion },
       ],
-      [{ key: MEMPOOL_VERSION, equals: baseVersion }],
+      // The tip too: a block does not move the mempool version, and an admission validated on
+      // the tip before it must connect again on the new one.
+      [
+        { key: MEMPOOL_VERSION, equals: baseVersion },
+        { key: chainKeys.tip, equals: replay.tip },
+      ],
     );
     if (!ok) return admitted.map((a) => a.i);
     this.pending.adopt(replay, baseVersion, batchView, admitted);

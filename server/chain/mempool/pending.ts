@@ -190,7 +190,7 @@ export class PendingState {
    * attempt and keeps losing the admission race to the process that admitted last.
    *
    * Valid only when nothing but admissions happened in between: same tip, and one new order
-   * member per version step (a prune or a block also moves the version but adds no member).
+   * member per version step (a prune also moves the version but adds no member).
    * Returns null when a full replay is needed. The cached replay is not changed: the new one
    * is a child view over it.
    */

@@ -35,6 +35,7 @@ import {
   type AccessGroupMetadata,
   type AuthorizeDerivedKeyMetadata,
   type CreatorCoinMetadata,
+  type CreatorCoinTransferMetadata,
   type DAOCoinLimitOrderMetadata,
   type DAOCoinMetadata,
   type DAOCoinTransferMetadata,
@@ -67,7 +68,7 @@ const ANY_PKID = new Uint8Array(33);
 
 // Core's limit-operation numbers (lib/network.go CreatorCoinLimitOperation, DAOCoinLimitOperation,
 // AssociationAppScopeType, AccessGroupScopeType).
-const CreatorCoinLimitOperation = { ANY: 0, BUY: 1, SELL: 2 } as const;
+const CreatorCoinLimitOperation = { ANY: 0, BUY: 1, SELL: 2, TRANSFER: 3 } as const;
 const DAOCoinLimitOperation = { ANY: 0, MINT: 1, BURN: 2, DISABLE_MINTING: 3, UPDATE_TRANSFER_RESTRICTION_STATUS: 4, TRANSFER: 5 } as const;
 const AssociationAppScopeType = { ANY: 1 } as const;
 const AccessGroupScopeType = { ANY: 0, SCOPED: 1 } as const;
@@ -272,6 +273,10 @@ export async function takeOperationAllowance(view: StateView, limit: Transaction
       const op = ({ [CreatorCoinOperation.BUY]: CreatorCoinLimitOperation.BUY, [CreatorCoinOperation.SELL]: CreatorCoinLimitOperation.SELL } as Record<number, number>)[m.operationType];
       if (op === undefined) throw new RuleError('RuleErrorDerivedKeyInvalidCreatorCoinLimitOperation', `creator coin operation ${m.operationType} has no derived-key limit`);
       return consumeCoinOperation(limit.creatorCoinOperations, m.profilePublicKey, op, CreatorCoinLimitOperation.ANY, 'RuleErrorDerivedKeyCreatorCoinOperationNotAuthorized');
+    }
+    case TxnType.CREATOR_COIN_TRANSFER: {
+      const m = decodeMetadata(txn.txnType, txn.metadata) as CreatorCoinTransferMetadata;
+      return consumeCoinOperation(limit.creatorCoinOperations, m.profilePublicKey, CreatorCoinLimitOperation.TRANSFER, CreatorCoinLimitOperation.ANY, 'RuleErrorDerivedKeyCreatorCoinOperationNotAuthorized');
     }
     case TxnType.DAO_COIN: {
       const m = decodeMetadata(txn.txnType, txn.metadata) as DAOCoinMetadata;
