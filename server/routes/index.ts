@@ -22,6 +22,7 @@ import { messageReadRoutes } from './messageReads.js';
 import { metaRoutes } from './meta.js';
 import { minerRoutes } from './miner.js';
 import { nodeRoutes } from './node.js';
+import { notificationRoutes } from './notifications.js';
 import { orderBookRoutes } from './orderBook.js';
 import { postRoutes } from './posts.js';
 import { postReadRoutes } from './postReads.js';
@@ -60,5 +61,6 @@ export function allRoutes(deps: AppDeps): Route[][] {
     followRoutes(deps),
     likeRoutes(deps),
     holderRoutes(deps),
+    notificationRoutes(deps),
   ];
 }
