@@ -250,6 +250,10 @@ async function transactionMetadata(state: StateIndexReader, r: Resolved, network
         NativeLockedNanosDiff: m.operationType === CreatorCoinOperation.BUY ? await boughtLockedNanos(state, txn.publicKey, m.profilePublicKey, m.desoToSellNanos) : 0n,
       };
       break;
+    case 'CREATOR_COIN_TRANSFER':
+      // Creator-coin diamonds are refused on this chain: never a level or a post.
+      meta['CreatorCoinTransferTxindexMetadata'] = { CreatorUsername: await username(m.profilePublicKey), CreatorCoinToTransferNanos: m.creatorCoinToTransferNanos, DiamondLevel: 0, PostHashHex: '' };
+      break;
     case 'DAO_COIN':
       meta['DAOCoinTxindexMetadata'] = {
         CreatorUsername: await username(m.profilePublicKey),
@@ -306,7 +310,7 @@ function postHashesOf(r: Resolved): Uint8Array[] {
 
 /** The transfer outputs the reference lists beside a notification: all but posts' and likes'. */
 function outputResponses(r: Resolved, network: Network): Array<Record<string, unknown>> | null {
-  if (r.m.type === 'SUBMIT_POST' || r.m.type === 'LIKE' || r.txn.outputs.length === 0) return null;
+  if (r.m.type === 'SUBMIT_POST' || r.m.type === 'LIKE' || r.m.type === 'CREATOR_COIN_TRANSFER' || r.txn.outputs.length === 0) return null;
   return r.txn.outputs.map((o) => ({ PublicKeyBase58Check: encodePublicKey(o.publicKey, network), AmountNanos: o.amountNanos }));
 }
 

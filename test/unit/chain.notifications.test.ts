@@ -245,6 +245,16 @@ describe('what each transaction type notifies', () => {
     assert.deepEqual(await notified(bob, ['transfer']), [buy.place]);
   });
 
+  it('CREATOR_COIN_TRANSFER notifies the receiver (transfer), not the creator', async () => {
+    // Alice buys bob's coin, then gives some to carol.
+    await send(alice, { type: 'CREATOR_COIN', profilePublicKey: bob, operationType: CreatorCoinOperation.BUY, desoToSellNanos: 1_000_000_000n, creatorCoinToSellNanos: 0n, desoToAddNanos: 0n, minDesoExpectedNanos: 0n, minCreatorCoinExpectedNanos: 0n });
+    const before = await notified(bob);
+    const transfer = await send(alice, { type: 'CREATOR_COIN_TRANSFER', profilePublicKey: bob, creatorCoinToTransferNanos: 1000n, receiverPublicKey: carol });
+    assert.deepEqual(await notified(carol), [transfer.place]);
+    assert.deepEqual(await notified(carol, ['transfer']), [transfer.place]);
+    assert.deepEqual(await notified(bob), before, 'the creator is not notified of a transfer of its coin');
+  });
+
   it('DAO coins: a transfer notifies the receiver, a burn the creator, a fill the resting order\'s owner (dao coin)', async () => {
     const COIN = 10n ** 18n;
     await send(bob, { type: 'DAO_COIN', profilePublicKey: bob, operationType: DAOCoinOperation.MINT, coinsToMintNanos: 100n * COIN, coinsToBurnNanos: 0n, transferRestrictionStatus: 0 });

@@ -17,6 +17,7 @@
  * | LIKE                | `PosterPublicKeyBase58Check` (not on unlike)                             | like               |
  * | SUBMIT_POST         | `ParentPosterPublicKeyBase58Check` (new comments), `MentionedPublicKeyBase58Check`, `RepostedPublicKeyBase58Check` | post |
  * | CREATOR_COIN        | `CreatorPublicKey` (buys only)                                           | transfer           |
+ * | CREATOR_COIN_TRANSFER | `ReceiverPublicKey` (creator-coin diamonds are refused on this chain)  | transfer           |
  * | DAO_COIN            | `DAOCoin{Mint,Burn,DisableMinting}PublicKeyBase58Check`, `DAOCoinUpdateTransferRestrictionStatus` | dao coin |
  * | DAO_COIN_TRANSFER   | `ReceiverPublicKey`                                                      | dao coin           |
  * | DAO_COIN_LIMIT_ORDER| `BuyingDAOCoinCreatorPublicKey`, `SellingDAOCoinCreatorPublicKey` (never notify), `FilledOrderPublicKey` | dao coin |
@@ -150,6 +151,9 @@ export async function affectedPublicKeys(state: StateReader, txn: TxnEnvelope, m
     case 'CREATOR_COIN':
       add(m.profilePublicKey, 'CreatorPublicKey');
       break;
+    case 'CREATOR_COIN_TRANSFER':
+      add(m.receiverPublicKey, 'ReceiverPublicKey');
+      break;
     case 'DAO_COIN':
       add(m.profilePublicKey, DAO_COIN_ROLES[m.operationType] ?? 'DAOCoinPublicKeyBase58Check');
       break;
@@ -173,6 +177,7 @@ export function notificationCategory(txn: TxnEnvelope): NotificationCategory | n
     case TxnType.BASIC_TRANSFER:
       return (diamondOf(txn)?.level ?? 0n) > 0n ? 'diamond' : 'transfer';
     case TxnType.CREATOR_COIN:
+    case TxnType.CREATOR_COIN_TRANSFER:
       return 'transfer';
     case TxnType.SUBMIT_POST:
       return 'post';
@@ -200,6 +205,7 @@ export function roleNotifies(txn: TxnEnvelope, m: TxnMetadata, role: string): bo
     case 'CREATOR_COIN':
       return m.operationType === CreatorCoinOperation.BUY;
     case 'SUBMIT_POST':
+    case 'CREATOR_COIN_TRANSFER':
     case 'DAO_COIN':
     case 'DAO_COIN_TRANSFER':
       return true;
