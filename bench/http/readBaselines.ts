@@ -88,8 +88,8 @@ export function lookups(deps: ProfileDeps): Record<string, Lookup> {
       const state = StateView.over(store);
       const P = 'GetDAOCoinLimitOrders: ';
       const [c1, c2] = await Promise.all([
-        resolveCoin(state, str(b['DAOCoin1CreatorPublicKeyBase58CheckOrUsername']), network, P),
-        resolveCoin(state, str(b['DAOCoin2CreatorPublicKeyBase58CheckOrUsername']), network, P),
+        resolveCoin(state, str(b['DAOCoin1CreatorPublicKeyBase58CheckOrUsername']), network, 'DAOCoin1CreatorPublicKeyBase58CheckOrUsername', P),
+        resolveCoin(state, str(b['DAOCoin2CreatorPublicKeyBase58CheckOrUsername']), network, 'DAOCoin2CreatorPublicKeyBase58CheckOrUsername', P),
       ]);
       return ok({ Orders: await pairOrders(state, c1, c2, network) });
     },

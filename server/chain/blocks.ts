@@ -159,7 +159,7 @@ export class Blocks {
     const ctx = this.ctx.connectContext(height);
     let fees = 0n;
     for (const [i, { bytes, txn }] of txns.entries()) {
-      fees += (await connectTransaction(view, txn, { hash: hashes[i + 1]!, size: bytes.length, signer: verdicts[i]!.signer }, ctx)).feeNanos;
+      fees += (await connectTransaction(view, txn, { hash: hashes[i + 1]!, size: bytes.length, signer: verdicts[i]!.signer, indexInBlock: i + 1 }, ctx)).feeNanos;
     }
     return { view, fees, minedMembers: await mempoolMembers(this.ctx.store, hashHexes, entries) };
   }

@@ -125,6 +125,18 @@ export class Chain {
   }
 
   /**
+   * The pending view with the mempool transactions it holds by place: `txnAt(i)` is the signed
+   * bytes of the accepted transaction at place i (1-based) of the next block, at `height`, as
+   * its connect saw it (TxnInfo.indexInBlock). Reads of what the notification index names use
+   * it for places above the tip; one array lookup each, whatever the mempool's size.
+   */
+  async pendingPlaces(): Promise<{ view: StateView; height: bigint; txnAt(index: number): Uint8Array | undefined }> {
+    const replay = await this.pending.current();
+    const accepted = replay.accepted;
+    return { view: replay.view.child(), height: replay.height, txnAt: (index) => accepted[index - 1]?.bytes };
+  }
+
+  /**
    * Brings the pending view up to date and says which state keys may differ from what they
    * were at `since` (a point this method answered before, or null): caches of answers derived
    * from the pending state (http/readCache.ts) drop only answers that read one of them.

@@ -16,6 +16,7 @@ import type { Guard, Store, Unsubscribe } from '../store/types.js';
 import { HEADER_OFFSETS } from './block/header.js';
 import { CHANNEL_MEMPOOL, CHANNEL_TIP, FencedError, type Chain } from './chain.js';
 import { randomU64 } from './random.js';
+import { DomainError } from '../errors.js';
 
 /** Nonces per pool task: small enough that a stale attempt stops within milliseconds. */
 const NONCES_PER_SLICE = 50_000;
@@ -46,6 +47,14 @@ export interface AutoMinerOptions {
    * that lost the lease (or was paused past it) never writes. @default no fence (tests)
    */
   fence?: () => Guard | null;
+}
+
+/** The miner was asked to resume after `stop()`: the node is shutting down (503, retry on another process). */
+export class MinerShutDownError extends DomainError {
+  override readonly name = 'MinerShutDownError';
+  constructor() {
+    super('MINER_SHUT_DOWN', 'unavailable', 'the node is shutting down');
+  }
 }
 
 export class AutoMiner {
@@ -93,11 +102,11 @@ export class AutoMiner {
 
   /**
    * Mines again (a no-op while mining).
-   * @throws {Error} after `stop()`
+   * @throws {MinerShutDownError} after `stop()`
    */
   resume(): Promise<void> {
     return this.serially(async () => {
-      if (this.closed) throw new Error('the miner was shut down');
+      if (this.closed) throw new MinerShutDownError();
       await this.subscribe();
     });
   }

@@ -25,7 +25,7 @@
  * first); `--read-cache-mb 0` turns it off.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { PendingPoint } from '../chain/chain.js';
 import { FreshRead } from '../store/freshRead.js';
 import type { StateIndexReader } from '../chain/state/reader.js';

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { JsonSchema, Schema } from './schema.js';
 import type { CallerProof } from './authenticatedCaller.js';
+import type { ErrorPrefixes } from './errors.js';
 
 export type Method = 'GET' | 'POST';
 
@@ -70,6 +71,12 @@ export interface Route<B = unknown> {
   auth?: RouteAuth;
   /** Answers by status, replacing the generic ones of the OpenAPI document (documented only). */
   responses?: Readonly<Record<number, ResponseDoc>>;
+  /**
+   * The reference's message prefixes of this route by error code (http/errors.ts
+   * `ErrorPrefixes`), e.g. `{ 'RuleError*': 'SubmitTransaction: Problem processing transaction: ' }`:
+   * applied where errors become answers, so the handler never catches an error to reword it.
+   */
+  errorPrefixes?: ErrorPrefixes;
   handle(ctx: RouteContext<B>): Promise<Reply> | Reply;
 }
 

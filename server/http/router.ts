@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { Network } from '../config.js';
+import type { Network } from '../keys/index.js';
 import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
 import { UNLIMITED_CALLER } from './authenticatedCaller.js';
 import { ApiError, toErrorReply } from './errors.js';
@@ -243,7 +243,7 @@ export class Router {
       const reply = await route.handle(ctx);
       return encodeReply(reply, base, this.opts.responseNames ?? 'spec');
     } catch (err) {
-      const e = toErrorReply(err, this.opts.log);
+      const e = toErrorReply(err, this.opts.log, matched.route?.errorPrefixes);
       return {
         status: e.status,
         headers: [...base, ...Object.entries(e.headers), ['Content-Type', 'application/json']],

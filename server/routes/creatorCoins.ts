@@ -2,14 +2,15 @@
  * Routes of this area: buy-or-sell-creator-coin (reference backend `BuyOrSellCreatorCoin`) and
  * transfer-creator-coin (`TransferCreatorCoin`, social-graph.md §7.3). A trade's expected
  * amounts come from connecting the constructed transaction to the pending state (tip +
- * mempool) with the chain's own rules, as the reference does, and reading what changed; a
- * transfer is only built (its rules run when the signed transaction is submitted).
+ * mempool) with the chain's own rules, as the reference does, and reading what changed
+ * (services/creatorCoins.ts); a transfer is only built (its rules run when the signed
+ * transaction is submitted).
  *
  * Request fields keep the reference's names (`DeSoToSellNanos`, …); the spec's `Native`
  * spellings are accepted too. Response fields use the spec's spelling (`ExpectedNativeReturnedNanos`).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { CREATOR_COIN_PARAMS } from '../chain/rules/creatorCoins.js';
 import { RuleError } from '../chain/rules/errors.js';
 import { getBalance } from '../chain/state/balances.js';
@@ -19,7 +20,7 @@ import { CreatorCoinOperation } from '../chain/txn/metadata.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
-import type { Constructed } from '../chain/construct.js';
+import { expectedTrade } from '../services/creatorCoins.js';
 import { constructFields, constructForRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
@@ -54,34 +55,6 @@ const MAX_USERNAME_LENGTH = 25;
 
 const either = (reference: bigint, spec: bigint): bigint => (spec > 0n ? spec : reference);
 
-interface Expected {
-  nativeReturnedNanos: bigint;
-  creatorCoinReturnedNanos: bigint;
-  /** Creator coin minted to the creator by someone else's buy (core's coin founder reward). */
-  founderRewardCoinNanos: bigint;
-}
-
-/**
- * Connects the unsigned transaction to the pending state and measures the trade: coins the
- * transactor and the creator gained (buy), or native the transactor received (sell: its
- * balance change plus what the transaction paid in fee and to others).
- */
-async function expectedOutcome(deps: AppDeps, c: Constructed, updater: Uint8Array, creator: Uint8Array): Promise<Expected> {
-  const pending = await deps.chain.pendingView();
-  const coinsBefore = await creatorCoinBalance(pending, updater, creator);
-  const creatorCoinsBefore = await creatorCoinBalance(pending, creator, creator);
-  const nativeBefore = await getBalance(pending, updater);
-  const view = await deps.chain.simulate(c.bytes, updater, pending);
-  const paidOut = c.fields.outputs.filter((o) => Buffer.compare(o.publicKey, updater) !== 0).reduce((sum, o) => sum + o.amountNanos, 0n);
-  const nativeChange = (await getBalance(view, updater)) - nativeBefore + c.feeNanos + paidOut;
-  const selfTrade = Buffer.compare(updater, creator) === 0;
-  return {
-    nativeReturnedNanos: nativeChange > 0n ? nativeChange : 0n,
-    creatorCoinReturnedNanos: (await creatorCoinBalance(view, updater, creator)) - coinsBefore,
-    founderRewardCoinNanos: selfTrade ? 0n : (await creatorCoinBalance(view, creator, creator)) - creatorCoinsBefore,
-  };
-}
-
 export function creatorCoinRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
   return [
@@ -90,6 +63,7 @@ export function creatorCoinRoutes(deps: AppDeps): Route[] {
       path: '/buy-or-sell-creator-coin',
       summary: 'Construct a CREATOR_COIN buy or sell with its expected outcome (reference backend BuyOrSellCreatorCoin); sign and submit it',
       body: buyOrSellCreatorCoinBody,
+      errorPrefixes: { CREATOR_COIN_TRADE_REFUSED: 'BuyOrSellCreatorCoin: ' },
       async handle({ body }) {
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', 'BuyOrSellCreatorCoin: Problem decoding updater public key');
         const creator = decodeKeyOr400(body.CreatorPublicKeyBase58Check, network, 'CreatorPublicKeyBase58Check', 'BuyOrSellCreatorCoin: Problem decoding creator public key');
@@ -118,13 +92,7 @@ export function creatorCoinRoutes(deps: AppDeps): Route[] {
           // A buy spends the native it sells on top of fee and outputs.
           extraSpendNanos: op === 'buy' ? desoToSell : 0n,
         });
-        let expected: Expected;
-        try {
-          expected = await expectedOutcome(deps, constructed, updater, creator);
-        } catch (e) {
-          if (e instanceof RuleError) throw badRequest(`BuyOrSellCreatorCoin: Problem connecting ${op} transaction: ${e.message}`);
-          throw e;
-        }
+        const expected = await expectedTrade(deps, constructed, { updater, creator, op });
         return json({
           ExpectedNativeReturnedNanos: op === 'sell' ? expected.nativeReturnedNanos : 0n,
           ExpectedCreatorCoinReturnedNanos: op === 'buy' ? expected.creatorCoinReturnedNanos : 0n,

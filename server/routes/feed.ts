@@ -15,7 +15,7 @@
  * `InGlobalFeed`. `Comments` stay null (the reference returns none here either).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getPost, type PostRecord } from '../chain/state/posts.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';

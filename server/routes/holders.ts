@@ -5,7 +5,7 @@
  * mempool), as the reference reads its mempool view.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { hodlersForPublicKey, isHodling } from '../social/holders.js';

@@ -5,7 +5,7 @@
  * A refused request answers 4xx with the envelope plus a top-level `error`, so both envelope
  * clients and plain `{error}` clients read it.
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { json, route, type Route } from '../http/route.js';
 import { answerFrame } from '../http/identityFrames.js';
 

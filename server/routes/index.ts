@@ -1,5 +1,5 @@
 /** Every API area's route table; the router mounts them all under /api/v0 and bare. */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { Route } from '../http/route.js';
 import { adminChainRoutes } from './adminChain.js';
 import { accessGroupRoutes } from './accessGroups.js';
@@ -22,6 +22,7 @@ import { messageReadRoutes } from './messageReads.js';
 import { metaRoutes } from './meta.js';
 import { minerRoutes } from './miner.js';
 import { nodeRoutes } from './node.js';
+import { notificationRoutes } from './notifications.js';
 import { orderBookRoutes } from './orderBook.js';
 import { postRoutes } from './posts.js';
 import { postReadRoutes } from './postReads.js';
@@ -60,5 +61,6 @@ export function allRoutes(deps: AppDeps): Route[][] {
     followRoutes(deps),
     likeRoutes(deps),
     holderRoutes(deps),
+    notificationRoutes(deps),
   ];
 }

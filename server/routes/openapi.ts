@@ -4,7 +4,7 @@
  * @module
  */
 import { createRequire } from 'node:module';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { openApiDocument } from '../http/openapi.js';
 import { raw, route, type Route } from '../http/route.js';
 import { stringifyJson } from '../http/router.js';

@@ -6,7 +6,7 @@
  * decode are not echoed (a key field or a 64-hex hash field could hold a pasted private key).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getProfileByUsername } from '../chain/state/profiles.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';

@@ -14,7 +14,7 @@
  * that fill them do so on the returned object.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getBalance } from '../chain/state/balances.js';
 import { getDAOCoinEntry, transferRestrictionStatusName } from '../chain/state/daoCoins.js';
 import { daoCoinOrderKeys, DESO_COIN, getOrder, isDesoCoin, orderIdOfBookMember } from '../chain/state/daoCoinLimitOrders.js';

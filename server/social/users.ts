@@ -10,7 +10,7 @@
  *   (the pending view's index reads merge the whole range), so a page costs its own size.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getBalance } from '../chain/state/balances.js';
 import { creatorCoinKeys } from '../chain/state/creatorCoins.js';
 import { derivedKeysOfOwner, isDerivedKeyValid, type DerivedKeyRecord } from '../chain/state/derivedKeys.js';
@@ -32,6 +32,9 @@ import { getTutorialState } from './tutorial.js';
 import { blockedKeysHex, getUserMetadata, moderationFlags } from './userMetadata.js';
 import { DomainError } from '../errors.js';
 
+/** What these read services use of a process's dependencies. */
+export type UsersDeps = Pick<AppDeps, 'chain' | 'config' | 'store' | 'log'>;
+
 const b58 = (pk: Uint8Array, network: Network): string => encodePublicKey(pk, network);
 
 /** A refused request: the route answers it as 400 (or `status`) with this message. */
@@ -52,7 +55,7 @@ export function keySetJson(hexKeys: Iterable<string>, network: Network): Record<
 }
 
 /** The node's default fee rate (reference: global MinimumNetworkFeeNanosPerKB if set, else the node's 1000). */
-export function defaultFeeRateNanosPerKB(deps: AppDeps): bigint {
+export function defaultFeeRateNanosPerKB(deps: Pick<AppDeps, 'chain'>): bigint {
   const p = BigInt(deps.chain.params.minNetworkFeeNanosPerKB);
   return p > 0n ? p : 1000n;
 }
@@ -62,7 +65,7 @@ export function paramUpdatersJson(network: Network): Record<string, boolean> {
 }
 
 /** Backend canUserCreateProfile: a named profile, a verified phone, or the creation fee in hand. */
-export async function canCreateProfile(deps: AppDeps, state: StateIndexReader, pk33: Uint8Array, phoneNumber: string): Promise<boolean> {
+export async function canCreateProfile(deps: Pick<AppDeps, 'chain'>, state: StateIndexReader, pk33: Uint8Array, phoneNumber: string): Promise<boolean> {
   const profile = await getProfile(state, pk33);
   if (profile !== undefined && profile.username !== '') return true;
   if (phoneNumber !== '') return true;
@@ -72,7 +75,7 @@ export async function canCreateProfile(deps: AppDeps, state: StateIndexReader, p
 // --- balance entries --------------------------------------------------------------------------
 
 /** The creator coins `holder` holds, as BalanceEntryResponses with the creators' profiles, by creator key descending. */
-export async function usersYouHodl(deps: AppDeps, state: StateIndexReader, holder33: Uint8Array, hideHex: ReadonlySet<string> = new Set()): Promise<Record<string, unknown>[]> {
+export async function usersYouHodl(deps: UsersDeps, state: StateIndexReader, holder33: Uint8Array, hideHex: ReadonlySet<string> = new Set()): Promise<Record<string, unknown>[]> {
   const creators = (await state.indexRange(creatorCoinKeys.holdings(holder33))).filter((h) => !hideHex.has(h)).map(fromHex);
   const entries = await Promise.all(creators.map((c) => balanceEntryResponse(deps, state, 'creator', holder33, c, c)));
   const list = entries.filter((e): e is Record<string, unknown> => e !== null);
@@ -84,7 +87,7 @@ export async function usersYouHodl(deps: AppDeps, state: StateIndexReader, holde
  * The holders of `creator`'s coin with their profiles: the creator first, then by balance
  * descending (reference GetProfiles FetchUsersThatHODL), ties by holder key.
  */
-export async function usersThatHodl(deps: AppDeps, state: StateIndexReader, creator33: Uint8Array): Promise<Record<string, unknown>[]> {
+export async function usersThatHodl(deps: UsersDeps, state: StateIndexReader, creator33: Uint8Array): Promise<Record<string, unknown>[]> {
   const holders = (await state.indexRange(creatorCoinKeys.holders(creator33))).map(fromHex);
   const entries = (await Promise.all(holders.map((h) => balanceEntryResponse(deps, state, 'creator', h, creator33, h)))).filter((e): e is Record<string, unknown> => e !== null);
   const self = (e: Record<string, unknown>): boolean => e['HODLerPublicKeyBase58Check'] === e['CreatorPublicKeyBase58Check'];
@@ -138,7 +141,7 @@ function emptyUser(pk: string): Record<string, unknown> {
   };
 }
 
-async function fillUser(deps: AppDeps, state: StateIndexReader, user: Record<string, unknown>, pk33: Uint8Array, req: UsersStatelessRequest, hideHex: ReadonlySet<string>): Promise<void> {
+async function fillUser(deps: UsersDeps, state: StateIndexReader, user: Record<string, unknown>, pk33: Uint8Array, req: UsersStatelessRequest, hideHex: ReadonlySet<string>): Promise<void> {
   const network = deps.config.network;
   const profile = await getProfile(state, pk33);
   if (profile !== undefined) user['ProfileEntryResponse'] = await profileRecordResponse(deps, state, profile);
@@ -173,7 +176,7 @@ async function fillUser(deps: AppDeps, state: StateIndexReader, user: Record<str
   user['IsAdmin'] = user['IsSuperAdmin'] === true || deps.config.adminPublicKeys.includes(b);
 }
 
-export async function usersStateless(deps: AppDeps, state: StateIndexReader, req: UsersStatelessRequest, decode: Decoder): Promise<Record<string, unknown>> {
+export async function usersStateless(deps: UsersDeps, state: StateIndexReader, req: UsersStatelessRequest, decode: Decoder): Promise<Record<string, unknown>> {
   const hideHex = req.reader === null ? new Set<string>() : await blockedKeysHex(deps.store, req.reader);
   const users: Record<string, unknown>[] = [];
   for (const pk of req.publicKeys) {
@@ -246,7 +249,7 @@ async function visibleTopLevelPosts(state: StateIndexReader, pk33: Uint8Array): 
   return out;
 }
 
-async function profileWithPosts(deps: AppDeps, state: StateIndexReader, p: ProfileRecord, req: GetProfilesRequest): Promise<Record<string, unknown>> {
+async function profileWithPosts(deps: UsersDeps, state: StateIndexReader, p: ProfileRecord, req: GetProfilesRequest): Promise<Record<string, unknown>> {
   const r = await profileRecordResponse(deps, state, p);
   // The reference embeds the poster's profile (without posts) in each of its posts.
   const poster = { ...r };
@@ -268,7 +271,7 @@ async function profileWithPosts(deps: AppDeps, state: StateIndexReader, p: Profi
 /** Whether the listing shows this profile to `reader` (hidden profiles and the reader's blocks are left out). */
 const listable = (p: ProfileRecord | undefined, hideHex: ReadonlySet<string>): p is ProfileRecord => p !== undefined && !p.isHidden && !hideHex.has(toHex(p.publicKey));
 
-export async function getProfiles(deps: AppDeps, state: StateIndexReader, req: GetProfilesRequest): Promise<{ ProfilesFound: Record<string, unknown>[]; NextPublicKey: string | null }> {
+export async function getProfiles(deps: UsersDeps, state: StateIndexReader, req: GetProfilesRequest): Promise<{ ProfilesFound: Record<string, unknown>[]; NextPublicKey: string | null }> {
   const network = deps.config.network;
   const hideHex = req.reader === null ? new Set<string>() : await blockedKeysHex(deps.store, req.reader);
 
@@ -331,7 +334,7 @@ export function decodeProfilePicture(pic: string): { contentType: `image/${Profi
 
 // --- get-user-metadata -------------------------------------------------------------------------
 
-export async function userMetadataResponse(deps: AppDeps, state: StateIndexReader, pk33: Uint8Array): Promise<Record<string, unknown>> {
+export async function userMetadataResponse(deps: UsersDeps, state: StateIndexReader, pk33: Uint8Array): Promise<Record<string, unknown>> {
   const meta = await getUserMetadata(deps.store, pk33);
   return {
     HasPhoneNumber: meta.phoneNumber !== '',
@@ -369,7 +372,7 @@ export function userDerivedKeyResponse(r: DerivedKeyRecord, tipHeight: bigint, n
   };
 }
 
-export async function userDerivedKeys(deps: AppDeps, state: StateIndexReader, owner33: Uint8Array, tipHeight: bigint): Promise<Record<string, unknown>> {
+export async function userDerivedKeys(deps: UsersDeps, state: StateIndexReader, owner33: Uint8Array, tipHeight: bigint): Promise<Record<string, unknown>> {
   const network = deps.config.network;
   const out: Record<string, unknown> = {};
   for (const r of await derivedKeysOfOwner(state, owner33)) out[b58(r.derivedPublicKey, network)] = userDerivedKeyResponse(r, tipHeight, network);

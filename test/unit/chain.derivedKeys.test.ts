@@ -5,7 +5,7 @@
  * chain-backed JWT authorizer. Transactions are built, signed, signature-checked and connected
  * the way the chain does it, at chosen block heights.
  */
-import { clientErrorStatus } from '../../server/http/errors.js';
+import { toErrorReply } from '../../server/http/errors.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -509,10 +509,10 @@ describe('chainDerivedKeyAuthorizer (JWTs signed by a derived key)', () => {
     await verifier.verify(ownerPk, token);
 
     tipHeight = H + 5n;
-    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => clientErrorStatus(e) === 403, 'expired at the tip: 403');
+    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => toErrorReply(e).status === 403, 'expired at the tip: 403');
     tipHeight = H;
     await authorize(view, owner, derived, { op: AuthorizeDerivedKeyOperation.NOT_VALID, expirationBlock: H + 5n });
-    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => clientErrorStatus(e) === 403, 'de-authorized: 403');
+    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => toErrorReply(e).status === 403, 'de-authorized: 403');
   });
 
   it('refuses a key the owner never authorized', async () => {
@@ -520,6 +520,6 @@ describe('chainDerivedKeyAuthorizer (JWTs signed by a derived key)', () => {
     const stranger = newKey();
     const verifier = new JwtVerifier(crypto, { network: 'testnet', derivedKeyAuthorizer: chainDerivedKeyAuthorizer(StateView.over(store), { tip: async () => ({ height: H }) }) });
     const token = await issueJwt(crypto, stranger.secret, { derivedPublicKeyBase58Check: encodePublicKey(stranger.pk, 'testnet') });
-    await assert.rejects(verifier.verify(encodePublicKey(owner.pk, 'testnet'), token), (e: unknown) => clientErrorStatus(e) === 403);
+    await assert.rejects(verifier.verify(encodePublicKey(owner.pk, 'testnet'), token), (e: unknown) => toErrorReply(e).status === 403);
   });
 });

@@ -15,7 +15,7 @@ import { deleteHolding, getHolding, putHolding } from '../../server/chain/state/
 import { getDAOCoinBalance, setDAOCoinBalance } from '../../server/chain/state/daoCoins.js';
 import type { StateIndexReader } from '../../server/chain/state/reader.js';
 import { StateView } from '../../server/chain/state/view.js';
-import { clientErrorStatus } from '../../server/http/errors.js';
+import { toErrorReply } from '../../server/http/errors.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { hodlersForPublicKey, isHodling, MAX_WEALTH_SORT_HOLDERS, type HodlersRequest } from '../../server/social/holders.js';
 import { MemoryStore } from '../../server/store/memory.js';
@@ -263,16 +263,16 @@ describe('get-hodlers-for-public-key sorting and refusals', () => {
     const big = StateView.over(new MemoryStore());
     const creator = newKey();
     for (let i = 0; i <= MAX_WEALTH_SORT_HOLDERS; i++) await hold(big, 'creator', newKey(), creator, BigInt(i + 1));
-    await assert.rejects(hodlersForPublicKey(deps, big, request(creator, { sortType: 'wealth', numToFetch: 10n })), (e: unknown) => clientErrorStatus(e) === 400 && /SortType wealth lists at most/.test((e as Error).message));
+    await assert.rejects(hodlersForPublicKey(deps, big, request(creator, { sortType: 'wealth', numToFetch: 10n })), (e: unknown) => toErrorReply(e).status === 400 && /SortType wealth lists at most/.test((e as Error).message));
     const r = await hodlersForPublicKey(deps, big, request(creator, { numToFetch: 3n }));
     assert.deepEqual(r.Hodlers.map((h) => h['BalanceNanos']), [2001n, 2000n, 1999n]);
   });
 
   it('an unknown sort type is a 400; a username names K, an unknown one is a 404', async () => {
-    await assert.rejects(hodlersForPublicKey(deps, view, request(k, { sortType: 'richest' })), (e: unknown) => clientErrorStatus(e) === 400 && (e as Error).message === 'GetHodlersForPublicKey: Unrecognized sort type: richest');
+    await assert.rejects(hodlersForPublicKey(deps, view, request(k, { sortType: 'richest' })), (e: unknown) => toErrorReply(e).status === 400 && (e as Error).message === 'GetHodlersForPublicKey: Unrecognized sort type: richest');
     const byName = await hodlersForPublicKey(deps, view, request(k, { publicKey: null, username: 'KNAME', fetchAll: true }));
     assert.equal(byName.Hodlers.length, 3);
-    await assert.rejects(hodlersForPublicKey(deps, view, request(k, { publicKey: null, username: 'nobody' })), (e: unknown) => clientErrorStatus(e) === 404 && (e as Error).message === 'GetHodlersForPublicKey: could not find profile for username: nobody');
-    await assert.rejects(hodlersForPublicKey(deps, view, request(k, { publicKey: null, username: 'not a name!' })), (e: unknown) => clientErrorStatus(e) === 404 && !(e as Error).message.includes('not a name'));
+    await assert.rejects(hodlersForPublicKey(deps, view, request(k, { publicKey: null, username: 'nobody' })), (e: unknown) => toErrorReply(e).status === 404 && (e as Error).message === 'GetHodlersForPublicKey: could not find profile for username: nobody');
+    await assert.rejects(hodlersForPublicKey(deps, view, request(k, { publicKey: null, username: 'not a name!' })), (e: unknown) => toErrorReply(e).status === 404 && !(e as Error).message.includes('not a name'));
   });
 });

@@ -149,7 +149,9 @@ export class Admissions {
       const signer = items[i]!.signer;
       let feeNanos: bigint;
       try {
-        feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer }, connectContext)).feeNanos;
+        // After the replay's accepted transactions and this batch's (as adopt appends them).
+        const indexInBlock = replay.accepted.length + admitted.length + 1;
+        feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer, indexInBlock }, connectContext)).feeNanos;
       } catch (error) {
         if (!(error instanceof RuleError)) throw error;
         fail(i, error);

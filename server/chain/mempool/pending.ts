@@ -237,7 +237,8 @@ export class PendingState {
     const view = replay.view.child();
     try {
       if (txn instanceof Error) throw txn;
-      const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
+      // Its place in the block that would mine the accepted transactions in order.
+      const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer, indexInBlock: replay.accepted.length + 1 };
       const r = await connectTransaction(view, txn, info, this.ctx.connectContext(replay.height));
       recordWrites(replay.writes, m.version, view.writtenKeys());
       replay.accepted.push({ ...m, feeNanos: r.feeNanos, delta: view.commitTo() });

@@ -87,6 +87,11 @@ export function accessBytes(derivedPublicKey: Uint8Array, expirationBlock: bigin
   return out;
 }
 
+/** The digest of an access signature: sha256d of the access bytes (a few hundred bytes to hash). */
+export function accessHash(derivedPublicKey: Uint8Array, expirationBlock: bigint, spendingLimit: Uint8Array): Uint8Array {
+  return sha256d(accessBytes(derivedPublicKey, expirationBlock, spendingLimit));
+}
+
 // --- AUTHORIZE_DERIVED_KEY -----------------------------------------------------------------
 
 async function connectAuthorizeDerivedKey(view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext): Promise<void> {
@@ -197,7 +202,7 @@ async function checkAccessSignature(ctx: ConnectContext, owner: Uint8Array, m: A
     if (e instanceof TxnDecodeError) refuse(`the access signature is not DER: ${e.message.replace(/^signature: /, '')}`);
     throw e;
   }
-  const hash = sha256d(accessBytes(m.derivedPublicKey, m.expirationBlock, limitBytes!));
+  const hash = accessHash(m.derivedPublicKey, m.expirationBlock, limitBytes!);
   // Core verifies access signatures with btcec, which accepts high-S.
   const [result] = await ctx.crypto.verifySignatures([{ publicKey: owner, hash, signature: compact!, lowS: false }]);
   if (!result?.ok || !result.value) refuse('the access signature is not the owner\'s signature over derived key ‖ expiration block ‖ spending limit');

@@ -19,6 +19,7 @@
  * | indexes `L:`, `Lby:`                   | likes, by post and by liker (likes.ts)             |
  * | `D:`, `Dsum:`, indexes `Dpost:`, `Drecv:`, `Dgave:`, `Dpair:` | diamonds (diamonds.ts)  |
  * | indexes `Pa:`, `Pam:`, `Pf`, `Pfm`, `Pc:`, `Pr:`, `Pq:` | post read indexes (postIndexes.ts) |
+ * | indexes `Nf:`, `Nl:`, `Np:`, `Nd:`, `Nt:`, `Nc:` | notifications by key and category (notifications.ts) |
  * | `chain:blockwrites:<height>`           | keys the last 33 blocks wrote (BlockWritesRecord)  |
  * | `chain:…`                              | posts, coins, derived keys, global params (hex)    |
  *
