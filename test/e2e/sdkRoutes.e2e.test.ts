@@ -25,13 +25,6 @@ const OUT_OF_SCOPE: ReadonlyArray<{ area: string; re: RegExp }> = [
   { area: 'ETH / MetaMask helpers', re: /eth/ },
 ];
 
-/**
- * Notifications are being built on another branch: unrouted until it merges, routed after. The
- * test accepts both and says which.
- */
-const PENDING_GROUP = 'notifications (pending their branch)';
-const PENDING = new Set(['/api/v0/get-notifications', '/api/v0/get-unread-notifications-count', '/api/v0/set-notification-metadata']);
-
 /** SDK endpoints outside issue 21's scope that this node does not route yet, by name, with why. */
 const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
   {
@@ -99,7 +92,7 @@ describe(`the endpoints deso-protocol ${sdkVersion()} calls, against this node's
 
   it('the reader finds the SDK’s calls: the login and transaction routes among them, the media and AMM servers told apart', () => {
     const paths = new Set(onNode.map((e) => `${e.method} ${e.path}`));
-    for (const p of ['POST /api/v0/submit-transaction', 'POST /api/v0/get-access-bytes', 'GET /api/v0/get-single-derived-key/:param/:param', 'POST /api/v0/get-txn', 'GET /api/v0/get-public-key-for-user-name/:param', 'POST /api/v0/create-follow-txn-stateless']) {
+    for (const p of ['POST /api/v0/submit-transaction', 'POST /api/v0/get-access-bytes', 'POST /api/v0/get-notifications', 'GET /api/v0/get-single-derived-key/:param/:param', 'POST /api/v0/get-txn', 'GET /api/v0/get-public-key-for-user-name/:param', 'POST /api/v0/create-follow-txn-stateless']) {
       assert.ok(paths.has(p), `${p} is among the SDK's node calls`);
     }
     assert.ok(onNode.length > 120, `${onNode.length} node endpoints`);
@@ -107,12 +100,12 @@ describe(`the endpoints deso-protocol ${sdkVersion()} calls, against this node's
     assert.ok(endpoints.some((e) => e.server === 'amm' && e.path === '/api/v0/twaps/create'));
   });
 
-  it('unrouted: only what issue 21 keeps out, notifications until they merge, and the listed gaps (printed)', () => {
-    const unexpected = unrouted.filter((e) => areaOf(e.path) === undefined && !PENDING.has(e.path) && !gapOf.has(e.path));
-    // Groups in order: issue 21's exclusions, the pending branch, the gaps.
-    const byGroup = new Map<string, string[]>([...OUT_OF_SCOPE.map((a) => a.area), PENDING_GROUP, ...KNOWN_GAPS.map((g) => g.why)].map((g) => [g, []]));
+  it('unrouted: only what issue 21 keeps out and the listed gaps (printed)', () => {
+    const unexpected = unrouted.filter((e) => areaOf(e.path) === undefined && !gapOf.has(e.path));
+    // Groups in order: issue 21's exclusions, then the gaps.
+    const byGroup = new Map<string, string[]>([...OUT_OF_SCOPE.map((a) => a.area), ...KNOWN_GAPS.map((g) => g.why)].map((g) => [g, []]));
     for (const e of unrouted) {
-      const group = areaOf(e.path) ?? (PENDING.has(e.path) ? PENDING_GROUP : (gapOf.get(e.path) ?? 'NOT EXPECTED'));
+      const group = areaOf(e.path) ?? gapOf.get(e.path) ?? 'NOT EXPECTED';
       byGroup.set(group, [...(byGroup.get(group) ?? []), `${e.method} ${e.path}`]);
     }
     const routedCount = onNode.length - unrouted.length;

@@ -31,6 +31,9 @@ import {
   getIsFollowing,
   getIsHodling,
   getLikesForPost,
+  getNotifications,
+  getUnreadNotificationsCount,
+  setNotificationMetadata,
   getPostsForUser,
   getQuoteRepostsForPost,
   getRepostsForPost,
@@ -48,7 +51,9 @@ import {
   updateProfile,
   waitForTransactionFound,
   type AsyncStorage,
+  type GetNotificationsCountResponse,
   type PostEntryResponse,
+  type TransactionMetadataResponse,
   type TransactionSpendingLimitResponseOptions,
 } from 'deso-protocol';
 import { keyPair, startChainNode, TEST_STORES, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
@@ -499,6 +504,112 @@ function suite(store: 'memory' | 'redis'): void {
         const before = await balanceOf(bob);
         await found(await sendDeso({ SenderPublicKeyBase58Check: alice.pk, RecipientPublicKeyOrUsername: bob.pk, AmountNanos: 12_300_000 }));
         assert.equal(await balanceOf(bob), before + 12_300_000);
+      });
+    });
+
+    describe('getNotifications, getUnreadNotificationsCount, setNotificationMetadata: each user hears of what the other did', () => {
+      const who = (pk: string): string => (pk === alice.pk ? 'alice' : pk === bob.pk ? 'bob' : pk === n.miner.pk ? 'miner' : pk);
+      const meta = (x: TransactionMetadataResponse): J => x.Metadata as unknown as J;
+      const list = (r: { Notifications: TransactionMetadataResponse[] | null }): string[][] =>
+        (r.Notifications ?? []).map((x) => [meta(x)['TxnType'] as string, who(meta(x)['TransactorPublicKeyBase58Check'] as string)]);
+      /** alice's, newest first: everything bob did to her, and the miner's funding. */
+      const ALICE = [
+        ['DAO_COIN_LIMIT_ORDER', 'bob'],
+        ['CREATOR_COIN_TRANSFER', 'bob'],
+        ['CREATOR_COIN', 'bob'],
+        ['SUBMIT_POST', 'bob'],
+        ['SUBMIT_POST', 'bob'],
+        ['SUBMIT_POST', 'bob'],
+        ['BASIC_TRANSFER', 'bob'],
+        ['BASIC_TRANSFER', 'bob'],
+        ['LIKE', 'bob'],
+        ['FOLLOW', 'bob'],
+        ['BASIC_TRANSFER', 'miner'],
+      ];
+      let newest = 0;
+
+      it("alice's: bob's follow, like, two diamonds, repost, quote, comment, coin buy and transfer and the market order that filled her ask, newest first", async () => {
+        const r = await getNotifications({ PublicKeyBase58Check: alice.pk, FetchStartIndex: -1, NumToFetch: 50 });
+        assert.deepEqual(list(r), ALICE);
+        const [fill, transfer, buy, comment, quote, repost, diamond2, diamond1, like, follow] = (r.Notifications ?? []).map(meta);
+        assert.deepEqual(fill!['AffectedPublicKeys'], [
+          { PublicKeyBase58Check: alice.pk, Metadata: 'BuyingDAOCoinCreatorPublicKey' },
+          { PublicKeyBase58Check: alice.pk, Metadata: 'FilledOrderPublicKey' },
+        ]);
+        assert.equal(transfer!['CreatorCoinTransferTxindexMetadata']['CreatorUsername'], names.alice);
+        assert.equal(buy!['CreatorCoinTxindexMetadata']['OperationType'], 'buy');
+        assert.equal(buy!['CreatorCoinTxindexMetadata']['DeSoToSellNanos'], 100_000_000, 'the reference name, under --response-names reference');
+        assert.deepEqual(comment!['SubmitPostTxindexMetadata'], { PostHashBeingModifiedHex: c.comment, ParentPostHashHex: post(0) });
+        assert.deepEqual(
+          [quote, repost].map((x) => [x!['SubmitPostTxindexMetadata']['PostHashBeingModifiedHex'], x!['AffectedPublicKeys'][0]['Metadata']]),
+          [
+            [c.quote, 'RepostedPublicKeyBase58Check'],
+            [c.repost, 'RepostedPublicKeyBase58Check'],
+          ],
+        );
+        assert.deepEqual(
+          [diamond2, diamond1].map((x) => [x!['BasicTransferTxindexMetadata']['DiamondLevel'], x!['BasicTransferTxindexMetadata']['PostHashHex']]),
+          [
+            [2, post(0)],
+            [1, post(0)],
+          ],
+        );
+        assert.deepEqual(like!['LikeTxindexMetadata'], { IsUnlike: false, PostHashHex: post(0) });
+        assert.deepEqual(follow!['FollowTxindexMetadata'], { IsUnfollow: false });
+        assert.equal(r.ProfilesByPublicKey[bob.pk]?.Username, names.bob);
+        assert.equal(r.PostsByHash[post(0)]?.Body, "alice's post 0");
+        newest = (r.Notifications ?? [])[0]!.Index;
+        assert.equal(r.LastSeenIndex, newest, 'FetchStartIndex -1: the newest Index');
+      });
+
+      it("bob's: alice's follow (not her unfollow), her reply to his comment and her transfer", async () => {
+        const r = await getNotifications({ PublicKeyBase58Check: bob.pk, FetchStartIndex: -1, NumToFetch: 50 });
+        assert.deepEqual(list(r), [
+          ['BASIC_TRANSFER', 'alice'],
+          ['SUBMIT_POST', 'alice'],
+          ['FOLLOW', 'alice'],
+          ['BASIC_TRANSFER', 'miner'],
+        ]);
+        const [transfer, reply] = (r.Notifications ?? []).map(meta);
+        assert.deepEqual(transfer!['TxnOutputs'].map((o: J) => o['AmountNanos']), [12_300_000]);
+        assert.equal(reply!['SubmitPostTxindexMetadata']['ParentPostHashHex'], c.comment);
+      });
+
+      it('pages (FetchStartIndex: the last Index − 1) and category filters', async () => {
+        const first = await getNotifications({ PublicKeyBase58Check: alice.pk, FetchStartIndex: -1, NumToFetch: 4 });
+        const last = (first.Notifications ?? []).at(-1)!.Index;
+        const second = await getNotifications({ PublicKeyBase58Check: alice.pk, FetchStartIndex: last - 1, NumToFetch: 4 });
+        assert.deepEqual([...list(first), ...list(second)], ALICE.slice(0, 8));
+        assert.equal(second.LastSeenIndex, -1, 'only a page from the newest says which is newest');
+        const filtered = await getNotifications({ PublicKeyBase58Check: alice.pk, FetchStartIndex: -1, NumToFetch: 50, FilteredOutNotificationCategories: { like: true, diamond: true } });
+        assert.deepEqual(
+          list(filtered),
+          ALICE.filter((_, i) => i !== 6 && i !== 7 && i !== 8),
+        );
+      });
+
+      it("the unread count, written back with alice's derived-key JWT, and a new like counted", async () => {
+        const count = async (): Promise<GetNotificationsCountResponse> => (await getUnreadNotificationsCount({ PublicKeyBase58Check: alice.pk })) as unknown as GetNotificationsCountResponse;
+        assert.deepEqual(await count(), { NotificationsCount: ALICE.length, LastUnreadNotificationIndex: newest, UpdateMetadata: true });
+        await actAs(alice);
+        await setNotificationMetadata({ PublicKeyBase58Check: alice.pk, LastSeenIndex: newest, LastUnreadNotificationIndex: newest, UnreadNotifications: 0 });
+        assert.deepEqual(await count(), { NotificationsCount: 0, LastUnreadNotificationIndex: newest, UpdateMetadata: false });
+        await actAs(bob);
+        await found(await updateLikeStatus({ ReaderPublicKeyBase58Check: bob.pk, LikedPostHashHex: post(1), IsUnlike: false }));
+        const after = await count();
+        assert.equal(after.NotificationsCount, 1);
+        assert.ok(after.LastUnreadNotificationIndex > newest);
+        assert.equal(after.UpdateMetadata, true);
+      });
+
+      it("setNotificationMetadata with bob's derived-key JWT for alice's key: 403 (his key is not hers), nothing written", async () => {
+        await actAs(bob);
+        await assert.rejects(
+          setNotificationMetadata({ PublicKeyBase58Check: alice.pk, LastSeenIndex: newest + 1_000, LastUnreadNotificationIndex: 0, UnreadNotifications: 99 }),
+          (e: unknown) => (e as { status?: number }).status === 403 && /^SetNotificationMetadata: Error validating JWT: Derived key is not authorized$/.test(String((e as Error).message)),
+        );
+        const r = (await getUnreadNotificationsCount({ PublicKeyBase58Check: alice.pk })) as unknown as GetNotificationsCountResponse;
+        assert.equal(r.NotificationsCount, 1);
       });
     });
 
