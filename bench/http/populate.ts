@@ -8,10 +8,12 @@
  * MESSAGES_PER_THREAD messages each (both directions); one DAO coin held by ASKERS users who
  * each rest ORDERS_EACH asks, and BIDDERS users who each rest ORDERS_EACH bids, on the
  * coin/native pair; POSTS posts by that same first user, the oldest of which has COMMENTS
- * comments (from the other users in turn) and LIKES likes. Returns the request bodies the bench
- * loads each route with: every profile (by key and by username), every page of the first pages
- * of each thread, the pair both ways round, every page of the poster's posts, and that post's
- * comment pages beside the poster's other posts (each as a reader would open it).
+ * comments (from the other users in turn) and LIKES likes, and every other user follows it.
+ * Returns the request bodies the bench loads each route with: every profile (by key and by
+ * username), every page of the first pages of each thread, the pair both ways round, every page
+ * of the poster's posts, that post's comment pages beside the poster's other posts (each as a
+ * reader would open it), and every page of the poster's notifications (the comments, likes and
+ * follows).
  *
  * `sizes` shrinks the data set (a test checking the bench's baselines answers as the node
  * does); the bench uses DATASET.
@@ -34,6 +36,8 @@ export const DATASET = {
   COMMENT_PAGE: 20,
   /** Posts without comments opened beside the commented one. */
   OTHER_POSTS_OPENED: 10,
+  /** get-notifications' NumToFetch in the bench's bodies (frontends ask 50 or so). */
+  NOTIFICATION_PAGE: 50,
 } as const;
 
 export type DatasetSizes = { readonly [K in keyof typeof DATASET]: number };
@@ -51,6 +55,8 @@ export interface ReadBodies {
   postsPage: J[];
   /** get-single-post: the commented post's comment pages and other posts of the poster. */
   singlePost: J[];
+  /** get-notifications: every page of the poster's notifications. */
+  notifications: J[];
 }
 
 /** Construct (HTTP) + sign (SDK) + submit-transaction, without waiting for the block. */
@@ -160,8 +166,9 @@ export async function populate(target: string | { dataDir: string }, log: (line:
         return { path: 'submit-post', body: { UpdaterPublicKeyBase58Check: u.pk, ParentStakeID: commented, BodyObj: { Body: `comment ${i} on the bench post`, ImageURLs: [], VideoURLs: [] } }, signer: u };
       }),
       ...others.slice(0, sizes.LIKES).map((u) => ({ path: 'create-like-stateless', body: { ReaderPublicKeyBase58Check: u.pk, LikedPostHashHex: commented, IsUnlike: false }, signer: u })),
+      ...others.map((u) => ({ path: 'create-follow-txn-stateless', body: { FollowerPublicKeyBase58Check: u.pk, FollowedPublicKeyBase58Check: hub.pk, IsUnfollow: false }, signer: u })),
     ]);
-    log(`${posts.length} posts by one user, one with ${sizes.COMMENTS} comments and ${Math.min(sizes.LIKES, others.length)} likes`);
+    log(`${posts.length} posts by one user, one with ${sizes.COMMENTS} comments and ${Math.min(sizes.LIKES, others.length)} likes; ${others.length} followers`);
 
     // Request bodies. Thread pages: walk each thread's first pages with the route itself.
     const dmPage: J[] = [];
@@ -211,7 +218,21 @@ export async function populate(target: string | { dataDir: string }, log: (line:
     if (found['CommentCount'] !== sizes.COMMENTS || (found['Comments'] as J[]).length !== Math.min(sizes.COMMENT_PAGE, sizes.COMMENTS)) {
       throw new Error(`populate: the commented post counts ${String(found['CommentCount'])} comments, answers ${(found['Comments'] as J[]).length}`);
     }
-    return { profile: profileBodies, dmPage, orders: ordersBodies, postsPage, singlePost };
+    // Notification pages: walk the poster's with the route itself (the next page starts below the last Index).
+    const notifications: J[] = [];
+    let seen = 0;
+    for (let start = -1; ; ) {
+      const body = { PublicKeyBase58Check: hub.pk, FetchStartIndex: start, NumToFetch: sizes.NOTIFICATION_PAGE, FilteredOutNotificationCategories: {} };
+      const page = ((await n.ok('get-notifications', body))['Notifications'] as J[] | null) ?? [];
+      if (page.length === 0) break;
+      notifications.push(body);
+      seen += page.length;
+      start = (page[page.length - 1]!['Index'] as number) - 1;
+      if (page.length < sizes.NOTIFICATION_PAGE) break;
+    }
+    const expected = sizes.COMMENTS + Math.min(sizes.LIKES, others.length) + others.length;
+    if (seen < expected) throw new Error(`populate: the poster has ${seen} notifications, expected at least ${expected}`);
+    return { profile: profileBodies, dmPage, orders: ordersBodies, postsPage, singlePost, notifications };
   } finally {
     await n.close();
   }

@@ -6,8 +6,8 @@
  * "The same lookups": each request parses its JSON body, decodes the keys, reads the same
  * store keys and indexes through the same state and shaping functions the node's routes call
  * (getProfile / profileRecordResponse, dmThreadPage / newMessageEntryResponse / profileEntryMap,
- * resolveCoin / pairOrders, PostReads with postsForPublicKey / singlePost) and answers the same
- * JSON. What a plain server does not have is the
+ * resolveCoin / pairOrders, PostReads with postsForPublicKey / singlePost, notifications) and
+ * answers the same JSON. What a plain server does not have is the
  * node's own machinery: no router, no schema validation, no mempool overlay, and no state cache
  * — every request reads Redis through a fresh StateView (which only memoises within the one
  * request), as a stateless server in front of Redis would.
@@ -30,6 +30,7 @@ import { decodePublicKey } from '../../server/keys/index.js';
 import { dmThreadPage, newMessageEntryResponse } from '../../server/social/messages.js';
 import { pairOrders, resolveCoin } from '../../server/social/orderBook.js';
 import { MAX_COMMENT_LIMIT, MAX_THREAD_LEVEL_LIMIT, PostReads, postsForPublicKey, singlePost } from '../../server/social/postReads.js';
+import { notifications } from '../../server/social/notifications.js';
 import { profileEntryMap, profileRecordResponse, type ProfileDeps } from '../../server/social/profileEntry.js';
 import { openStore } from '../../server/store/index.js';
 
@@ -118,6 +119,24 @@ export function lookups(deps: ProfileDeps): Record<string, Lookup> {
         loadAuthorThread: b['LoadAuthorThread'] === true,
       });
       return ok({ PostFound: found });
+    },
+    '/api/v0/get-notifications': async (b) => {
+      // No mempool here: the pending places are the mined state's, the next block empty.
+      const chain = {
+        pendingPlaces: async () => ({ view: StateView.over(store), height: ((await store.get<TipRecord>(chainKeys.tip))?.height ?? 0n) + 1n, txnAt: (): undefined => undefined }),
+      };
+      const filtered = b['FilteredOutNotificationCategories'];
+      return ok(
+        await notifications(
+          { ...deps, chain },
+          {
+            publicKey: decodePublicKey(str(b['PublicKeyBase58Check']), network, 'PublicKeyBase58Check'),
+            fetchStartIndex: int(b['FetchStartIndex']),
+            numToFetch: int(b['NumToFetch']),
+            filteredOut: typeof filtered === 'object' && filtered !== null ? (filtered as Record<string, boolean>) : {},
+          },
+        ),
+      );
     },
   };
 }

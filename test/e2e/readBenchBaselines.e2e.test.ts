@@ -31,6 +31,7 @@ const SMALL: DatasetSizes = {
   LIKES: 3,
   COMMENT_PAGE: 2,
   OTHER_POSTS_OPENED: 2,
+  NOTIFICATION_PAGE: 3,
 };
 
 describe('bench:http baselines answer every benched body as the node does (a small data set, Redis)', () => {
@@ -60,6 +61,8 @@ describe('bench:http baselines answer every benched body as the node does (a sma
         ['orders', 2],
         ['postsPage', Math.ceil(SMALL.POSTS / SMALL.PAGE_SIZE)],
         ['singlePost', Math.ceil(SMALL.COMMENTS / SMALL.COMMENT_PAGE) + SMALL.OTHER_POSTS_OPENED],
+        // 5 comments, 3 likes, 7 followers and the funding: 16 notifications.
+        ['notifications', Math.ceil(16 / SMALL.NOTIFICATION_PAGE)],
       ],
     );
   });
