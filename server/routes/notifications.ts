@@ -4,7 +4,7 @@
  * handlers over server/social/notifications.ts.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
 import { requireUserJwt } from '../http/adminAuth.js';
 import { empty, json, route, type Route } from '../http/route.js';

@@ -49,7 +49,8 @@ export const MAX_NOTIFICATIONS_SCANNED = 2_000;
 /** Notifications get-unread-notifications-count counts past the last one counted (the reference's; frontends show "99+"). */
 export const UNREAD_NOTIFICATIONS_COUNTED = 100;
 
-export type NotificationDeps = ProfileDeps & { chain: Chain };
+/** The chain only for its pending view and the mempool's places (a stand-in serves a plain reader: bench/http/readBaselines.ts). */
+export type NotificationDeps = ProfileDeps & { chain: Pick<Chain, 'pendingPlaces'> };
 
 /** A notification request refused (invalid), or a read state that kept changing under a write (busy). */
 export class NotificationError extends DomainError {

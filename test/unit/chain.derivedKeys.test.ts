@@ -515,6 +515,21 @@ describe('chainDerivedKeyAuthorizer (JWTs signed by a derived key)', () => {
     await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => toErrorReply(e).status === 403, 'de-authorized: 403');
   });
 
+  it('given a function, reads the state it answers at each check (the node: the pending view, so an authorization still in the mempool counts)', async () => {
+    const { view, owner } = world();
+    const derived = newKey();
+    const mined = StateView.over(store);
+    const pending = view.child();
+    await authorize(pending, owner, derived, { expirationBlock: H + 5n });
+    let current: StateView = mined;
+    const verifier = new JwtVerifier(crypto, { network: 'testnet', derivedKeyAuthorizer: chainDerivedKeyAuthorizer(async () => current, { tip: async () => ({ height: H }) }) });
+    const ownerPk = encodePublicKey(owner.pk, 'testnet');
+    const token = await issueJwt(crypto, derived.secret, { derivedPublicKeyBase58Check: encodePublicKey(derived.pk, 'testnet') });
+    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => toErrorReply(e).status === 403, 'not in the state read: 403');
+    current = pending;
+    await verifier.verify(ownerPk, token);
+  });
+
   it('refuses a key the owner never authorized', async () => {
     const owner = newKey();
     const stranger = newKey();
