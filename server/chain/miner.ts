@@ -25,10 +25,12 @@ const BATCH_DELAY_MS = 20;
 /**
  * Least time from one block of this miner to its next. An idle chain still confirms a
  * transaction within BATCH_DELAY_MS; under a steady stream of writes, blocks come at most this
- * often instead of one per admission, since every block costs a full mempool replay and drops
- * every cached read on every process (bench:load).
+ * often instead of one per admission (each block replays what is left of the mempool on the new
+ * tip, and every process drops the cached reads of the keys it wrote). Shorter spacing means
+ * smaller blocks and shorter pauses for the admissions a block overtakes: at 2,000 writes a
+ * second, 100 ms gave p99 submit-to-visible ~70 ms where 250 ms gave ~90 ms (bench/scale).
  */
-const MIN_BLOCK_SPACING_MS = 250;
+const MIN_BLOCK_SPACING_MS = 100;
 /** How long to wait before asking an unreachable store again. */
 const STORE_RETRY_MS = 1000;
 
