@@ -16,7 +16,9 @@ import { ApiError, badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { v, ValidationError, type Schema } from '../http/schema.js';
 import { encodePublicKey } from '../keys/index.js';
-import { cancelLimitOrder, createLimitOrder, createMarketOrder } from '../services/daoCoinOrders.js';
+import { cancelLimitOrder, createLimitOrder, createMarketOrder, type SimulatedExecution } from '../services/daoCoinOrders.js';
+import type { ConstructedResponse } from '../services/construct.js';
+import type { StateView } from '../chain/state/view.js';
 import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
 import { constructFields, constructForRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
@@ -137,6 +139,72 @@ function daoCoinResponse(f: Awaited<ReturnType<typeof constructForRequest>>['fie
   return { TotalInputNanos: f.TotalInputNanos, ChangeAmountNanos: f.ChangeAmountNanos, FeeNanos: f.FeeNanos, Transaction: f.Transaction, TransactionHex: f.TransactionHex, TxnHashHex: f.TxnHashHex };
 }
 
+/** The backend's helpers prefix their errors and the handlers prefix them again (quirk). */
+const LIMIT_PREFIX = 'CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: ';
+const MARKET_PREFIX = 'CreateDAOCoinMarketOrder: CreateDAOCoinMarketOrder: ';
+
+/** The fields limit and market orders share (their bodies' common part). */
+interface OrderBody {
+  TransactorPublicKeyBase58Check: string;
+  BuyingDAOCoinCreatorPublicKeyBase58Check: string;
+  SellingDAOCoinCreatorPublicKeyBase58Check: string;
+  OperationType: string;
+  Quantity: string;
+  QuantityToFill: number;
+}
+
+/**
+ * The checks both order routes make in the backend's order: transactor given, side known; then
+ * (`quantity`, after the route's own fill-type and price checks) the quantity; then (`resolve`)
+ * the coins, not both DESO, and the transactor's key, on the pending state.
+ */
+function orderRequest(deps: Pick<AppDeps, 'chain' | 'config'>, body: OrderBody, prefix: string, isDeso: (s: string) => boolean) {
+  const network = deps.config.network;
+  const fail = (msg: string): ApiError => badRequest(`${prefix}${msg}`);
+  if (body.TransactorPublicKeyBase58Check === '') throw fail('must provide a TransactorPublicKeyBase58Check');
+  if (body.OperationType !== 'ASK' && body.OperationType !== 'BID') throw fail(`Unknown string value for DAOCoinLimitOrderOperationType ${body.OperationType}`);
+  const side: OrderSide = body.OperationType;
+  const sides = { buyingIsDeso: isDeso(body.BuyingDAOCoinCreatorPublicKeyBase58Check), sellingIsDeso: isDeso(body.SellingDAOCoinCreatorPublicKeyBase58Check) };
+  return {
+    fail,
+    side,
+    sides,
+    /** A quantity the conversion refuses is a DAO_COIN_PRICE_INVALID (the route's errorPrefixes). */
+    quantity(): bigint {
+      if (body.Quantity !== '') return quantityToBaseUnits(sides, side, body.Quantity);
+      if (body.QuantityToFill > 0) return quantityToBaseUnits(sides, side, formatFloatAsString(body.QuantityToFill));
+      throw fail('Quantity must be provided as a valid decimal string (ex: 1.23)');
+    },
+    async resolve(quantity: bigint): Promise<{ state: StateView; order: { transactor: Uint8Array; buying: Uint8Array; selling: Uint8Array; quantity: bigint; side: OrderSide } }> {
+      if (sides.buyingIsDeso && sides.sellingIsDeso) {
+        throw fail("'DESO' specified for both the coin to buy and the coin to sell. At least one must specify a valid DAO public key whose coin will be bought or sold");
+      }
+      const transactor = decodeKeyOr400(body.TransactorPublicKeyBase58Check, network, 'TransactorPublicKeyBase58Check', `${prefix}Invalid TransactorPublicKeyBase58Check`);
+      const state = await deps.chain.pendingView();
+      const coin = (s: string, deso: boolean, field: string): Promise<Uint8Array> =>
+        deso ? Promise.resolve(DESO_COIN) : resolvePublicKeyOrUsername(state, s, network, field, `${prefix}Invalid ${field}: `);
+      const buying = await coin(body.BuyingDAOCoinCreatorPublicKeyBase58Check, sides.buyingIsDeso, 'BuyingDAOCoinCreatorPublicKeyBase58Check');
+      const selling = await coin(body.SellingDAOCoinCreatorPublicKeyBase58Check, sides.sellingIsDeso, 'SellingDAOCoinCreatorPublicKeyBase58Check');
+      return { state, order: { transactor, buying, selling, quantity, side } };
+    },
+  };
+}
+
+/** The reference's answer to an order: the constructed transaction's fields and its simulated execution. */
+function orderResponse({ built, simulated }: { built: ConstructedResponse; simulated: SimulatedExecution }) {
+  const f = built.fields;
+  return json({
+    SpendAmountNanos: f.SpendAmountNanos,
+    TotalInputNanos: f.TotalInputNanos,
+    ChangeAmountNanos: f.ChangeAmountNanos,
+    FeeNanos: f.FeeNanos,
+    Transaction: f.Transaction,
+    TransactionHex: f.TransactionHex,
+    TxnHashHex: f.TxnHashHex,
+    SimulatedExecutionResult: simulated,
+  });
+}
+
 export function daoCoinRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
   return [
@@ -195,48 +263,18 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       path: '/create-dao-coin-limit-order',
       summary: 'Construct a DAO coin limit order from Price/Quantity strings, with its simulated execution (reference §4.2, §7.3)',
       body: createOrderBody,
-      // The backend's helper prefixes its errors and the handler prefixes them again (quirk).
-      errorPrefixes: { DAO_COIN_PRICE_INVALID: 'CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: ', DAO_COIN_ORDER_INVALID: 'CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: ' },
+      errorPrefixes: { DAO_COIN_PRICE_INVALID: LIMIT_PREFIX, DAO_COIN_ORDER_INVALID: LIMIT_PREFIX },
       async handle({ body }) {
-        const fail = (msg: string): ApiError => badRequest(`CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: ${msg}`);
-        if (body.TransactorPublicKeyBase58Check === '') throw fail('must provide a TransactorPublicKeyBase58Check');
-        if (body.OperationType !== 'ASK' && body.OperationType !== 'BID') throw fail(`Unknown string value for DAOCoinLimitOrderOperationType ${body.OperationType}`);
-        const side: OrderSide = body.OperationType;
+        const o = orderRequest(deps, body, LIMIT_PREFIX, isDesoIdentifier);
         const fillType = body.FillType === '' ? DAOCoinLimitOrderFill.GOOD_TILL_CANCELLED : FILL_TYPES[body.FillType];
-        if (fillType === undefined) throw fail(`Unknown DAO coin limit order fill type ${body.FillType}`);
-        const buyingIsDeso = isDesoIdentifier(body.BuyingDAOCoinCreatorPublicKeyBase58Check);
-        const sellingIsDeso = isDesoIdentifier(body.SellingDAOCoinCreatorPublicKeyBase58Check);
-        const sides = { buyingIsDeso, sellingIsDeso };
-        // A price or quantity the conversions refuse is a DAO_COIN_PRICE_INVALID (errorPrefixes).
+        if (fillType === undefined) throw o.fail(`Unknown DAO coin limit order fill type ${body.FillType}`);
+        // A price the conversions refuse is a DAO_COIN_PRICE_INVALID (errorPrefixes).
         let rate: bigint;
-        if (body.Price !== '') rate = priceToScaledExchangeRate(sides, body.Price, side);
-        else if (body.ExchangeRateCoinsToSellPerCoinToBuy > 0) rate = floatToScaledExchangeRate(sides, body.ExchangeRateCoinsToSellPerCoinToBuy);
-        else throw fail('Price must be provided as a valid decimal string (ex: 1.23)');
-        let quantity: bigint;
-        if (body.Quantity !== '') quantity = quantityToBaseUnits(sides, side, body.Quantity);
-        else if (body.QuantityToFill > 0) quantity = quantityToBaseUnits(sides, side, formatFloatAsString(body.QuantityToFill));
-        else throw fail('Quantity must be provided as a valid decimal string (ex: 1.23)');
-        if (buyingIsDeso && sellingIsDeso) {
-          throw fail("'DESO' specified for both the coin to buy and the coin to sell. At least one must specify a valid DAO public key whose coin will be bought or sold");
-        }
-        const transactor = decodeKeyOr400(body.TransactorPublicKeyBase58Check, network, 'TransactorPublicKeyBase58Check', 'CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check');
-        const state = await deps.chain.pendingView();
-        const coin = async (s: string, isDeso: boolean, field: string): Promise<Uint8Array> =>
-          isDeso ? DESO_COIN : resolvePublicKeyOrUsername(state, s, network, field, `CreateDAOCoinLimitOrder: CreateDAOCoinLimitOrder: Invalid ${field}: `);
-        const buying = await coin(body.BuyingDAOCoinCreatorPublicKeyBase58Check, buyingIsDeso, 'BuyingDAOCoinCreatorPublicKeyBase58Check');
-        const selling = await coin(body.SellingDAOCoinCreatorPublicKeyBase58Check, sellingIsDeso, 'SellingDAOCoinCreatorPublicKeyBase58Check');
-        const { built, simulated } = await createLimitOrder(deps, state, { transactor, buying, selling, rate, quantity, side, fillType }, body);
-        const f = built.fields;
-        return json({
-          SpendAmountNanos: f.SpendAmountNanos,
-          TotalInputNanos: f.TotalInputNanos,
-          ChangeAmountNanos: f.ChangeAmountNanos,
-          FeeNanos: f.FeeNanos,
-          Transaction: f.Transaction,
-          TransactionHex: f.TransactionHex,
-          TxnHashHex: f.TxnHashHex,
-          SimulatedExecutionResult: simulated,
-        });
+        if (body.Price !== '') rate = priceToScaledExchangeRate(o.sides, body.Price, o.side);
+        else if (body.ExchangeRateCoinsToSellPerCoinToBuy > 0) rate = floatToScaledExchangeRate(o.sides, body.ExchangeRateCoinsToSellPerCoinToBuy);
+        else throw o.fail('Price must be provided as a valid decimal string (ex: 1.23)');
+        const { state, order } = await o.resolve(o.quantity());
+        return orderResponse(await createLimitOrder(deps, state, { ...order, rate, fillType }, body));
       },
     }),
     route({
@@ -244,46 +282,15 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
       path: '/create-dao-coin-market-order',
       summary: 'Construct an immediate-or-cancel or fill-or-kill DAO coin order from a Quantity without a price (exchange rate 0: it fills at the resting orders\' rates, best first), with its simulated execution (reference social-graph.md §9)',
       body: createMarketOrderBody,
-      // The backend's helper prefixes its errors and the handler prefixes them again (quirk).
-      errorPrefixes: { DAO_COIN_PRICE_INVALID: 'CreateDAOCoinMarketOrder: CreateDAOCoinMarketOrder: ', DAO_COIN_ORDER_INVALID: 'CreateDAOCoinMarketOrder: CreateDAOCoinMarketOrder: ' },
+      errorPrefixes: { DAO_COIN_PRICE_INVALID: MARKET_PREFIX, DAO_COIN_ORDER_INVALID: MARKET_PREFIX },
       async handle({ body }) {
-        const fail = (msg: string): ApiError => badRequest(`CreateDAOCoinMarketOrder: CreateDAOCoinMarketOrder: ${msg}`);
-        if (body.TransactorPublicKeyBase58Check === '') throw fail('must provide a TransactorPublicKeyBase58Check');
-        if (body.OperationType !== 'ASK' && body.OperationType !== 'BID') throw fail(`Unknown string value for DAOCoinLimitOrderOperationType ${body.OperationType}`);
-        const side: OrderSide = body.OperationType;
-        if (body.FillType === 'GOOD_TILL_CANCELLED') throw fail('GoodTillCancelled fill type not supported for market orders');
+        const o = orderRequest(deps, body, MARKET_PREFIX, isMarketDesoIdentifier);
+        if (body.FillType === 'GOOD_TILL_CANCELLED') throw o.fail('GoodTillCancelled fill type not supported for market orders');
         const fillType = body.FillType === 'IMMEDIATE_OR_CANCEL' || body.FillType === 'FILL_OR_KILL' ? FILL_TYPES[body.FillType]! : undefined;
-        if (fillType === undefined) throw fail(`Unknown DAO coin limit order fill type ${body.FillType}`);
-        const buyingIsDeso = isMarketDesoIdentifier(body.BuyingDAOCoinCreatorPublicKeyBase58Check);
-        const sellingIsDeso = isMarketDesoIdentifier(body.SellingDAOCoinCreatorPublicKeyBase58Check);
-        const sides = { buyingIsDeso, sellingIsDeso };
-        // BID: the amount of the coin bought; ASK: of the coin sold (×1e9 for DESO, ×1e18 for a
-        // DAO coin). A quantity the conversion refuses is a DAO_COIN_PRICE_INVALID (errorPrefixes).
-        let quantity: bigint;
-        if (body.Quantity !== '') quantity = quantityToBaseUnits(sides, side, body.Quantity);
-        else if (body.QuantityToFill > 0) quantity = quantityToBaseUnits(sides, side, formatFloatAsString(body.QuantityToFill));
-        else throw fail('Quantity must be provided as a valid decimal string (ex: 1.23)');
-        if (buyingIsDeso && sellingIsDeso) {
-          throw fail("'DESO' specified for both the coin to buy and the coin to sell. At least one must specify a valid DAO public key whose coin will be bought or sold");
-        }
-        const transactor = decodeKeyOr400(body.TransactorPublicKeyBase58Check, network, 'TransactorPublicKeyBase58Check', 'CreateDAOCoinMarketOrder: CreateDAOCoinMarketOrder: Invalid TransactorPublicKeyBase58Check');
-        const state = await deps.chain.pendingView();
-        const coin = async (s: string, isDeso: boolean, field: string): Promise<Uint8Array> =>
-          isDeso ? DESO_COIN : resolvePublicKeyOrUsername(state, s, network, field, `CreateDAOCoinMarketOrder: CreateDAOCoinMarketOrder: Invalid ${field}: `);
-        const buying = await coin(body.BuyingDAOCoinCreatorPublicKeyBase58Check, buyingIsDeso, 'BuyingDAOCoinCreatorPublicKeyBase58Check');
-        const selling = await coin(body.SellingDAOCoinCreatorPublicKeyBase58Check, sellingIsDeso, 'SellingDAOCoinCreatorPublicKeyBase58Check');
-        const { built, simulated } = await createMarketOrder(deps, state, { transactor, buying, selling, quantity, side, fillType }, body);
-        const f = built.fields;
-        return json({
-          SpendAmountNanos: f.SpendAmountNanos,
-          TotalInputNanos: f.TotalInputNanos,
-          ChangeAmountNanos: f.ChangeAmountNanos,
-          FeeNanos: f.FeeNanos,
-          Transaction: f.Transaction,
-          TransactionHex: f.TransactionHex,
-          TxnHashHex: f.TxnHashHex,
-          SimulatedExecutionResult: simulated,
-        });
+        if (fillType === undefined) throw o.fail(`Unknown DAO coin limit order fill type ${body.FillType}`);
+        // BID: the amount of the coin bought; ASK: of the coin sold (×1e9 for DESO, ×1e18 for a DAO coin).
+        const { state, order } = await o.resolve(o.quantity());
+        return orderResponse(await createMarketOrder(deps, state, { ...order, fillType }, body));
       },
     }),
     route({
