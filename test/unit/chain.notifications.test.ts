@@ -10,10 +10,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { decodeHeader, encodeHeader } from '../../server/chain/block/header.js';
-import { merkleRoot } from '../../server/chain/block/merkle.js';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
-import { blockRewardNanos } from '../../server/chain/block/reward.js';
 import { Chain } from '../../server/chain/chain.js';
 import { priceToScaledExchangeRate } from '../../server/chain/daoCoinPrices.js';
 import { connectTransaction, type ConnectContext } from '../../server/chain/rules/connect.js';
@@ -44,7 +41,7 @@ import { encodePublicKey } from '../../server/keys/index.js';
 import { notificationReadState, notifications, setNotificationReadState, unreadNotificationsCount } from '../../server/social/notifications.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
-import { solveHeader } from '../helpers/mining.js';
+import { solvedBlock } from '../helpers/mining.js';
 import { addProfile } from '../helpers/profiles.js';
 import { newKey as newTestKey, signedTransfer, type TestKey } from '../helpers/transfers.js';
 
@@ -336,24 +333,10 @@ describe('notifications of a chain, mempool then block', () => {
     await crypto.close();
   });
 
-  /** A solved block on the tip paying `reward`, holding `txns`. */
+  /** A solved block on the tip paying `reward`, holding `txns`, connected. */
   async function mine(reward: TestKey, txns: readonly Uint8Array[]): Promise<void> {
-    const template = await chain.blockTemplate(reward.pk, 1);
-    const fees = txns.reduce((a, t) => a + (decodeTxn(t).v1?.feeNanos ?? 0n), 0n);
-    const rewardTxn = encodeTxn({
-      inputs: [],
-      outputs: [{ publicKey: reward.pk, amountNanos: blockRewardNanos(template.height, DEV_CHAIN_PARAMS) + fees }],
-      txnType: TxnType.BLOCK_REWARD,
-      metadata: encodeMetadata({ type: 'BLOCK_REWARD', extraData: new Uint8Array([1]) }),
-      publicKey: new Uint8Array(0),
-      extraData: [],
-      signature: new Uint8Array(0),
-      v1: null,
-    });
-    const all = [rewardTxn, ...txns];
-    const unsolved = encodeHeader({ ...decodeHeader(template.headers[0]!), transactionMerkleRoot: merkleRoot(all.map(txnHash)) });
-    const r = await chain.processBlock(await solveHeader(crypto, unsolved, template.target), all);
-    assert.ok(r.isMainChain);
+    const block = await solvedBlock(chain, crypto, reward.pk, txns);
+    assert.ok((await chain.processBlock(block.header, block.txns)).isMainChain);
     clockMs += 10_000;
   }
 
@@ -415,22 +398,8 @@ describe('notifications of a chain, mempool then block', () => {
     assert.deepEqual(await indexOf(b), [notificationIndex([height, 2])]);
     // Another process (no pending state of its own) connects the same block transaction by transaction.
     const fresh = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log, now: () => clockMs });
-    const template = await chain.blockTemplate(miner.pk, 1);
-    const txns = [first, second];
-    const fees = txns.reduce((s, t) => s + (decodeTxn(t).v1?.feeNanos ?? 0n), 0n);
-    const rewardTxn = encodeTxn({
-      inputs: [],
-      outputs: [{ publicKey: miner.pk, amountNanos: blockRewardNanos(template.height, DEV_CHAIN_PARAMS) + fees }],
-      txnType: TxnType.BLOCK_REWARD,
-      metadata: encodeMetadata({ type: 'BLOCK_REWARD', extraData: new Uint8Array([2]) }),
-      publicKey: new Uint8Array(0),
-      extraData: [],
-      signature: new Uint8Array(0),
-      v1: null,
-    });
-    const all = [rewardTxn, ...txns];
-    const unsolved = encodeHeader({ ...decodeHeader(template.headers[0]!), transactionMerkleRoot: merkleRoot(all.map(txnHash)) });
-    assert.ok((await fresh.processBlock(await solveHeader(crypto, unsolved, template.target), all)).isMainChain);
+    const block = await solvedBlock(chain, crypto, miner.pk, [first, second], 2);
+    assert.ok((await fresh.processBlock(block.header, block.txns)).isMainChain);
     assert.deepEqual(await store.indexRange(notificationKeys.index('transfer', a.pk)), [positionMember(height, 1)]);
     assert.deepEqual(await store.indexRange(notificationKeys.index('transfer', b.pk)), [positionMember(height, 2)]);
     assert.deepEqual(await indexOf(b), [notificationIndex([height, 2])], 'the first chain reads the block the other process connected');
