@@ -32,7 +32,7 @@ import {
 import { insertPost, type PostRecord } from '../../server/chain/state/posts.js';
 import type { TxnLocation } from '../../server/chain/state/keys.js';
 import { StateView } from '../../server/chain/state/view.js';
-import { decodeTxn, encodeTxn, txnHash, type TxnEnvelope, type TxnOutput } from '../../server/chain/txn/envelope.js';
+import { encodeTxn, txnHash, type TxnEnvelope, type TxnOutput } from '../../server/chain/txn/envelope.js';
 import { CreatorCoinOperation, DAOCoinLimitOrderFill, DAOCoinLimitOrderOperation, DAOCoinOperation, encodeMetadata, TxnType, type TxnMetadata } from '../../server/chain/txn/metadata.js';
 import type { Config } from '../../server/config.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
