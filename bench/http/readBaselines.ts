@@ -62,6 +62,7 @@ export function lookups(deps: ProfileDeps): Record<string, Lookup> {
       deps,
       state: StateView.over(store),
       tipHeight: tip?.height ?? 0n,
+      mined: store,
       reader: reader === '' ? null : decodePublicKey(reader, network, 'ReaderPublicKeyBase58Check'),
       addGlobalFeedBool,
     });
@@ -124,11 +125,13 @@ export function lookups(deps: ProfileDeps): Record<string, Lookup> {
       // No mempool here: the pending places are the mined state's, the next block empty.
       const chain = {
         pendingPlaces: async () => ({ view: StateView.over(store), height: ((await store.get<TipRecord>(chainKeys.tip))?.height ?? 0n) + 1n, txnAt: (): undefined => undefined }),
+        mined: () => store,
       };
       const filtered = b['FilteredOutNotificationCategories'];
       return ok(
         await notifications(
-          { ...deps, chain },
+          deps,
+          chain,
           {
             publicKey: decodePublicKey(str(b['PublicKeyBase58Check']), network, 'PublicKeyBase58Check'),
             fetchStartIndex: int(b['FetchStartIndex']),

@@ -28,7 +28,7 @@ import { PendingState, type PendingPoint } from './mempool/pending.js';
 import { connectTransaction, type ConnectContext, type ConnectRules } from './rules/connect.js';
 import { getGlobalParams, globalParamsDefaults, type GlobalParams } from './state/globalParams.js';
 import { chainKeys, LAYOUT_VERSION, type BlockRecord, type TipRecord } from './state/keys.js';
-import type { StateReader } from './state/reader.js';
+import type { StateIndexReader, StateReader } from './state/reader.js';
 import type { StateView } from './state/view.js';
 import { Targets } from './targets.js';
 import { Templates, type BlockTemplate } from './templates.js';
@@ -42,6 +42,17 @@ export { MAX_TXN_BYTES, type SubmittedTxn } from './mempool/admission.js';
 export type { PendingPoint } from './mempool/pending.js';
 export { PUBLISHED_TEMPLATE_TTL_MS, type BlockTemplate, type TemplateStats } from './templates.js';
 export type { BlockWriteOptions, ProcessResult } from './blocks.js';
+
+/**
+ * The pending state with the places of its mempool part (Chain.pendingPlaces): `view` is the
+ * state the next block would build on, `height` that block's height, and `txnAt(i)` the signed
+ * bytes of the accepted transaction at place i (1-based) of it.
+ */
+export interface PendingPlaces<V extends StateIndexReader = StateView> {
+  view: V;
+  height: bigint;
+  txnAt(index: number): Uint8Array | undefined;
+}
 
 /** Bytes a signature adds at most (as construct.ts's fee estimate). */
 const MAX_DER_SIGNATURE_BYTES = 74;
@@ -130,7 +141,7 @@ export class Chain {
    * its connect saw it (TxnInfo.indexInBlock). Reads of what the notification index names use
    * it for places above the tip; one array lookup each, whatever the mempool's size.
    */
-  async pendingPlaces(): Promise<{ view: StateView; height: bigint; txnAt(index: number): Uint8Array | undefined }> {
+  async pendingPlaces(): Promise<PendingPlaces> {
     const replay = await this.pending.current();
     const accepted = replay.accepted;
     return { view: replay.view.child(), height: replay.height, txnAt: (index) => accepted[index - 1]?.bytes };

@@ -93,7 +93,7 @@ export function feedRoutes(deps: AppDeps, followedBy?: FollowedBy): Route[] {
           throw badRequest(`${P}Must provide PostHashHex when NumToFetch is 1`);
         }
 
-        const reads = new PostReads({ deps, state, tipHeight: tip.height, reader, addGlobalFeedBool: body.AddGlobalFeedBool });
+        const reads = new PostReads({ deps, state, tipHeight: tip.height, mined: deps.store, reader, addGlobalFeedBool: body.AddGlobalFeedBool });
         const pageReq = { start, numToFetch, mediaRequired: body.MediaRequired };
         let page: FeedPost[];
         // No post on this chain is an NFT.

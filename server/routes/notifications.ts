@@ -1,12 +1,17 @@
 /**
  * Routes of this area (reference social-graph.md §6.3–6.5): `get-notifications`,
  * `get-unread-notifications-count` and `set-notification-metadata` (JWT of the user), thin
- * handlers over server/social/notifications.ts.
+ * handlers over server/social/notifications.ts. get-notifications is cached (http/readCache.ts):
+ * it reads chain state through its `ChainReads` only (the tip too, when a page shows something
+ * unmined), and what it reads of node-local state (the reader's blocks, the blacklist, profile
+ * flags) bumps the flags counter when written. The unread count reads the node-local read state,
+ * which does not: it is not cached.
  * @module
  */
 import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
 import { requireUserJwt } from '../http/adminAuth.js';
+import { cachedRoute, unrecordedChainReads } from '../http/readCache.js';
 import { empty, json, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { isKeyError } from '../keys/index.js';
@@ -44,16 +49,16 @@ export const setNotificationMetadataBody = v.object({
 export function notificationRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
   return [
-    route({
+    cachedRoute(deps, {
       method: 'POST',
       path: '/get-notifications',
       summary:
         "A page of a user's notifications (follows, likes, diamonds, replies, mentions, reposts, transfers, creator-coin buys, DAO coin transfers and fills), mined and in the mempool, newest first from FetchStartIndex (inclusive), with the profiles and posts they name",
       body: getNotificationsBody,
-      async handle({ body }) {
+      async handle({ body }, chainState) {
         const publicKey = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', 'GetNotifications: Problem parsing public key');
         if (body.NumToFetch > MAX_NOTIFICATIONS_TO_FETCH) throw badRequest(`GetNotifications: NumToFetch is ${body.NumToFetch}; this node answers at most ${MAX_NOTIFICATIONS_TO_FETCH} a page`);
-        return json(await notifications(deps, { publicKey, fetchStartIndex: body.FetchStartIndex, numToFetch: body.NumToFetch, filteredOut: body.FilteredOutNotificationCategories }));
+        return json(await notifications(deps, chainState, { publicKey, fetchStartIndex: body.FetchStartIndex, numToFetch: body.NumToFetch, filteredOut: body.FilteredOutNotificationCategories }));
       },
     }),
     route({
@@ -63,7 +68,7 @@ export function notificationRoutes(deps: AppDeps): Route[] {
       body: unreadNotificationsCountBody,
       async handle({ body }) {
         const publicKey = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', 'GetNotificationsCount: Problem decoding public key');
-        return json(await unreadNotificationsCount(deps, publicKey));
+        return json(await unreadNotificationsCount(deps, unrecordedChainReads(deps), publicKey));
       },
     }),
     route({

@@ -16,12 +16,18 @@
  * a transactor the reader blocked or the node blacklisted, a post since hidden or gone. Such
  * skipped members are read past, up to MAX_NOTIFICATIONS_SCANNED per request.
  *
+ * What a page shows changes with the tip in two ways only, and then it reads the tip (mined
+ * state), so that a cached page (http/readCache.ts) goes with the next block: a notification at
+ * the pending replay's places (unmined; a block fills its place, maybe with another
+ * transaction) or above them, and a post it shows as still in the mempool. Pages of mined
+ * notifications and posts stay valid across blocks.
+ *
  * The read state (`NotificationLastSeenIndex`, `LatestUnreadNotificationIndex`,
  * `UnreadNotifications`: the reference's global-state UserMetadata fields) is node-local, one
  * record per key under `social:notifications:<pk hex>`, written compare-and-set.
  * @module
  */
-import type { Chain } from '../chain/chain.js';
+import type { PendingPlaces } from '../chain/chain.js';
 import { CREATOR_COIN_PARAMS } from '../chain/rules/creatorCoins.js';
 import { affectedPublicKeys, diamondOf, notifiedKeys, type AffectedKey } from '../chain/rules/notifications.js';
 import { transferRestrictionStatusName } from '../chain/state/daoCoins.js';
@@ -29,7 +35,7 @@ import { chainKeys, type BlockRecord, type TxnLocation } from '../chain/state/ke
 import { memberPosition, NOTIFICATION_CATEGORIES, notificationIndex, notificationMembers, type NotificationCategory } from '../chain/state/notifications.js';
 import { getPost } from '../chain/state/posts.js';
 import { getProfile } from '../chain/state/profiles.js';
-import type { StateIndexReader } from '../chain/state/reader.js';
+import type { StateIndexReader, StateReader } from '../chain/state/reader.js';
 import { decodeTxn, txnHash, type TxnEnvelope } from '../chain/txn/envelope.js';
 import { CreatorCoinOperation, DAOCoinOperation, decodeMetadata, TxnType, txnTypeName, type TxnMetadata } from '../chain/txn/metadata.js';
 import { HASH_BYTES } from '../chain/txn/sizes.js';
@@ -49,8 +55,15 @@ export const MAX_NOTIFICATIONS_SCANNED = 2_000;
 /** Notifications get-unread-notifications-count counts past the last one counted (the reference's; frontends show "99+"). */
 export const UNREAD_NOTIFICATIONS_COUNTED = 100;
 
-/** The chain only for its pending view and the mempool's places (a stand-in serves a plain reader: bench/http/readBaselines.ts). */
-export type NotificationDeps = ProfileDeps & { chain: Pick<Chain, 'pendingPlaces'> };
+/**
+ * The chain as notifications read it: the pending state with its mempool's places, and mined
+ * state (blocks, the tip). A cached route passes its recording ChainReads (http/readCache.ts);
+ * a stand-in serves a plain reader (bench/http/readBaselines.ts).
+ */
+export interface NotificationChain {
+  pendingPlaces(): Promise<PendingPlaces<StateIndexReader>>;
+  mined(): StateReader;
+}
 
 /** A notification request refused (invalid), or a read state that kept changing under a write (busy). */
 export class NotificationError extends DomainError {
@@ -74,28 +87,37 @@ interface Resolved {
 class NotificationReads {
   private readonly blocks = new Map<number, Promise<{ hashHex: string; block: BlockRecord } | undefined>>();
   private readonly hidden = new Map<string, Promise<boolean>>();
+  private tipRead: Promise<unknown> | undefined;
+  readonly state: StateIndexReader;
+  /** Height of the next block: places at it are the pending replay's. */
+  readonly pendingHeight: number;
 
   constructor(
-    readonly deps: NotificationDeps,
-    readonly state: StateIndexReader,
-    /** Height of the next block: places at it are the pending replay's. */
-    readonly pendingHeight: number,
-    private readonly pendingTxnAt: (index: number) => Uint8Array | undefined,
+    readonly deps: ProfileDeps,
+    private readonly places: PendingPlaces<StateIndexReader>,
+    private readonly mined: StateReader,
     readonly reader: Uint8Array,
-  ) {}
+  ) {
+    this.state = places.view;
+    this.pendingHeight = Number(places.height);
+  }
+
+  /** Notes that the page depends on the tip: reads it (once), a read a cached page records. */
+  async dependsOnTip(): Promise<void> {
+    await (this.tipRead ??= this.mined.get(chainKeys.tip));
+  }
 
   /**
-   * The mined block at a height, read from the store itself: a block never changes, and the
-   * pending view's read cache (kept until the next block, bounded by entries, not bytes) is no
-   * place for whole blocks.
+   * The mined block at a height, read from mined state: a block never changes, and the pending
+   * view's read cache (kept until the next block, bounded by entries, not bytes) is no place for
+   * whole blocks.
    */
   private block(height: number): Promise<{ hashHex: string; block: BlockRecord } | undefined> {
     let b = this.blocks.get(height);
     if (b === undefined) {
       b = (async () => {
-        const store = this.deps.store;
-        const hashHex = await store.get<string>(chainKeys.hashAtHeight(BigInt(height)));
-        const block = hashHex === undefined ? undefined : await store.get<BlockRecord>(chainKeys.block(hashHex));
+        const hashHex = await this.mined.get<string>(chainKeys.hashAtHeight(BigInt(height)));
+        const block = hashHex === undefined ? undefined : await this.mined.get<BlockRecord>(chainKeys.block(hashHex));
         return hashHex === undefined || block === undefined ? undefined : { hashHex, block };
       })();
       this.blocks.set(height, b);
@@ -124,11 +146,15 @@ class NotificationReads {
     const [height, index] = place;
     let bytes: Uint8Array | undefined;
     let blockHashHex = '';
-    if (height === this.pendingHeight) bytes = this.pendingTxnAt(index);
-    else if (height < this.pendingHeight) {
+    if (height < this.pendingHeight) {
       const b = await this.block(height);
       bytes = b?.block.txns[index];
       blockHashHex = b?.hashHex ?? '';
+    } else {
+      // At the next block's height: unmined, at a place of the pending replay. Above it: of a
+      // block the replay does not build on yet. Either way the page changes with the tip.
+      await this.dependsOnTip();
+      if (height === this.pendingHeight) bytes = this.places.txnAt(index);
     }
     if (bytes === undefined) return null;
     const txn = decodeTxn(bytes);
@@ -176,9 +202,8 @@ async function scan(reads: NotificationReads, opts: ScanOptions): Promise<Resolv
   return out;
 }
 
-async function readsFor(deps: NotificationDeps, reader: Uint8Array): Promise<NotificationReads> {
-  const pending = await deps.chain.pendingPlaces();
-  return new NotificationReads(deps, pending.view, Number(pending.height), pending.txnAt, reader);
+async function readsFor(deps: ProfileDeps, chain: NotificationChain, reader: Uint8Array): Promise<NotificationReads> {
+  return new NotificationReads(deps, await chain.pendingPlaces(), chain.mined(), reader);
 }
 
 // --- get-notifications -------------------------------------------------------------------------
@@ -325,11 +350,11 @@ export function categoriesAsked(filteredOut: Readonly<Record<string, boolean>>):
  * or the newest, with the profiles of every key they name and the posts they show (each with
  * the author's profile when the page names it, and the reader's PostEntryReaderState).
  */
-export async function notifications(deps: NotificationDeps, req: NotificationsRequest): Promise<Record<string, unknown>> {
+export async function notifications(deps: ProfileDeps, chain: NotificationChain, req: NotificationsRequest): Promise<Record<string, unknown>> {
   const network = deps.config.network;
   if (req.numToFetch < 1) throw new NotificationError('NOTIFICATION_PAGE_SIZE', 'invalid', 'GetNotifications: NumToFetch must be at least 1');
   if (req.numToFetch > MAX_NOTIFICATIONS_TO_FETCH) throw new NotificationError('NOTIFICATION_PAGE_SIZE', 'invalid', `GetNotifications: NumToFetch is ${req.numToFetch}; this node answers at most ${MAX_NOTIFICATIONS_TO_FETCH} a page`);
-  const reads = await readsFor(deps, req.publicKey);
+  const reads = await readsFor(deps, chain, req.publicKey);
   const state = reads.state;
   const found = await scan(reads, {
     categories: categoriesAsked(req.filteredOut),
@@ -350,7 +375,9 @@ export async function notifications(deps: NotificationDeps, req: NotificationsRe
         postsByHash[hex] = null;
         return;
       }
-      const response = await postEntryResponse(state, post, network, { inMempool: Number(post.confirmationBlockHeight) >= reads.pendingHeight, reader: req.publicKey });
+      const inMempool = Number(post.confirmationBlockHeight) >= reads.pendingHeight;
+      if (inMempool) await reads.dependsOnTip();
+      const response = await postEntryResponse(state, post, network, { inMempool, reader: req.publicKey });
       response['ProfileEntryResponse'] = profiles[encodePublicKey(post.posterPublicKey, network)] ?? null;
       postsByHash[hex] = response;
     }),
@@ -418,10 +445,10 @@ export async function setNotificationReadState(store: Store, pk33: Uint8Array, u
  * count the client stored; the client writes the answer back with set-notification-metadata
  * when `UpdateMetadata` says it changed.
  */
-export async function unreadNotificationsCount(deps: NotificationDeps, pk33: Uint8Array): Promise<Record<string, unknown>> {
+export async function unreadNotificationsCount(deps: ProfileDeps, chain: NotificationChain, pk33: Uint8Array): Promise<Record<string, unknown>> {
   const stored = await notificationReadState(deps.store, pk33);
   const from = stored.latestUnreadIndex > 0 ? stored.latestUnreadIndex + 1 : stored.lastSeenIndex > 0 ? stored.lastSeenIndex + 1 : 0;
-  const reads = await readsFor(deps, pk33);
+  const reads = await readsFor(deps, chain, pk33);
   const found = await scan(reads, { categories: NOTIFICATION_CATEGORIES, newestFirst: false, from, want: UNREAD_NOTIFICATIONS_COUNTED });
   const last = found.at(-1);
   return {

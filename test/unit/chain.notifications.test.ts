@@ -327,7 +327,9 @@ describe('notifications of a chain, mempool then block', () => {
   let clockMs = Number(DEV_CHAIN_PARAMS.genesisTstampSecs) * 1000 + 60_000;
   const store = new MemoryStore();
   const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log, now: () => clockMs });
-  const deps = { chain, store, config: { network: 'testnet' } as Config };
+  const deps = { store, config: { network: 'testnet' } as Config };
+  /** The chain as get-notifications reads it, nothing recorded. */
+  const reads = { pendingPlaces: () => chain.pendingPlaces(), mined: () => store };
   after(async () => {
     await store.close();
     await crypto.close();
@@ -348,7 +350,7 @@ describe('notifications of a chain, mempool then block', () => {
     const signed = await signedTransfer(chain, crypto, miner, receiver.pk, 70_000n);
     await chain.submitTransaction(signed);
 
-    const pending = await notifications(deps, { publicKey: receiver.pk, fetchStartIndex: -1, numToFetch: 10, filteredOut: {} });
+    const pending = await notifications(deps, reads, { publicKey: receiver.pk, fetchStartIndex: -1, numToFetch: 10, filteredOut: {} });
     const items = pending['Notifications'] as Array<Record<string, any>>;
     assert.equal(items.length, 1);
     assert.equal(items[0]!['Index'], notificationIndex([height, 1]));
@@ -361,24 +363,24 @@ describe('notifications of a chain, mempool then block', () => {
 
     await mine(miner, (await chain.mempool()).map((m) => m.bytes));
     assert.deepEqual(await store.indexRange(notificationKeys.index('transfer', receiver.pk)), [positionMember(height, 1)], 'the block wrote it at the same place');
-    const mined = (await notifications(deps, { publicKey: receiver.pk, fetchStartIndex: -1, numToFetch: 10, filteredOut: {} }))['Notifications'] as Array<Record<string, any>>;
+    const mined = (await notifications(deps, reads, { publicKey: receiver.pk, fetchStartIndex: -1, numToFetch: 10, filteredOut: {} }))['Notifications'] as Array<Record<string, any>>;
     assert.equal(mined.length, 1);
     assert.equal(mined[0]!['Index'], notificationIndex([height, 1]));
     assert.equal(mined[0]!['Metadata']['BlockHashHex'], (await chain.tip()).hashHex);
     assert.equal(mined[0]!['Metadata']['TxnIndexInBlock'], 1);
 
     // Filtered out: transfers are gone from the page.
-    const filtered = await notifications(deps, { publicKey: receiver.pk, fetchStartIndex: -1, numToFetch: 10, filteredOut: { transfer: true } });
+    const filtered = await notifications(deps, reads, { publicKey: receiver.pk, fetchStartIndex: -1, numToFetch: 10, filteredOut: { transfer: true } });
     assert.deepEqual(filtered['Notifications'], []);
     assert.equal(filtered['LastSeenIndex'], -1);
 
     // Unread: one, then none once the count is written back.
-    const unread = await unreadNotificationsCount(deps, receiver.pk);
+    const unread = await unreadNotificationsCount(deps, reads, receiver.pk);
     assert.deepEqual(unread, { NotificationsCount: 1, LastUnreadNotificationIndex: notificationIndex([height, 1]), UpdateMetadata: true });
     await setNotificationReadState(store, receiver.pk, { lastSeenIndex: 0, latestUnreadIndex: notificationIndex([height, 1]), unread: 1 });
-    assert.deepEqual(await unreadNotificationsCount(deps, receiver.pk), { NotificationsCount: 1, LastUnreadNotificationIndex: notificationIndex([height, 1]), UpdateMetadata: false });
+    assert.deepEqual(await unreadNotificationsCount(deps, reads, receiver.pk), { NotificationsCount: 1, LastUnreadNotificationIndex: notificationIndex([height, 1]), UpdateMetadata: false });
     await setNotificationReadState(store, receiver.pk, { lastSeenIndex: notificationIndex([height, 1]), latestUnreadIndex: notificationIndex([height, 1]), unread: 0 });
-    assert.deepEqual(await unreadNotificationsCount(deps, receiver.pk), { NotificationsCount: 0, LastUnreadNotificationIndex: notificationIndex([height, 1]), UpdateMetadata: false });
+    assert.deepEqual(await unreadNotificationsCount(deps, reads, receiver.pk), { NotificationsCount: 0, LastUnreadNotificationIndex: notificationIndex([height, 1]), UpdateMetadata: false });
     // The last seen Index is only raised.
     await setNotificationReadState(store, receiver.pk, { lastSeenIndex: 5, latestUnreadIndex: 0, unread: 0 });
     assert.equal((await notificationReadState(store, receiver.pk)).lastSeenIndex, notificationIndex([height, 1]));
@@ -393,7 +395,7 @@ describe('notifications of a chain, mempool then block', () => {
     await chain.submitTransaction(first);
     await chain.submitTransaction(second);
     const indexOf = async (k: TestKey): Promise<number[]> =>
-      ((await notifications(deps, { publicKey: k.pk, fetchStartIndex: -1, numToFetch: 10, filteredOut: {} }))['Notifications'] as Array<Record<string, any>>).map((x) => x['Index'] as number);
+      ((await notifications(deps, reads, { publicKey: k.pk, fetchStartIndex: -1, numToFetch: 10, filteredOut: {} }))['Notifications'] as Array<Record<string, any>>).map((x) => x['Index'] as number);
     assert.deepEqual(await indexOf(a), [notificationIndex([height, 1])]);
     assert.deepEqual(await indexOf(b), [notificationIndex([height, 2])]);
     // Another process (no pending state of its own) connects the same block transaction by transaction.
