@@ -1,6 +1,7 @@
 /**
  * Social read routes under load (`npm run bench:http`): get-single-profile,
- * get-paginated-messages-for-dm-thread and get-dao-coin-limit-orders on a populated node (Redis
+ * get-paginated-messages-for-dm-thread, get-dao-coin-limit-orders, get-posts-for-public-key,
+ * get-single-post and get-notifications on a populated node (Redis
  * store, one process), beside a minimal uWS route and a node:http server doing the same lookups
  * over the same Redis (bench/http/readBaselines.ts says exactly what "the same" covers), and the
  * node's own router on node:http (bench/http/nodeHttpServer.ts over the same Redis, read cache
@@ -11,12 +12,15 @@
  * mempool admission).
  *
  * 1. A private redis-server; bench/http/populate.ts fills it through real transactions and the
- *    miner (100 profiles, 10 DM threads of 100 messages, a DAO coin with 60 resting orders).
+ *    miner (100 profiles, 10 DM threads of 100 messages, a DAO coin with 60 resting orders, 300
+ *    posts by one user, the oldest with 200 comments and 50 likes, and 99 followers of that user).
  * 2. The node (`server/main.ts --redis … --miner off`) and the baselines start on that Redis;
  *    one sample request per route must answer the same JSON on all of them.
  * 3. Per route, each server: a 1 s warm-up run, then ROUNDS rounds (order alternating), each
  *    0.5 s warm-up + 2 s measured, from the load generator (its own process, 127.0.0.1, 64
- *    keep-alive connections, bodies rotating over every profile / thread page / pair spelling).
+ *    keep-alive connections, bodies rotating over every profile / thread page / pair spelling /
+ *    page of the 300 posts / comment page of the commented post and 10 other posts opened /
+ *    page of that user's 350 or so notifications, 50 a page).
  *    The best round per server counts; errors are summed over all rounds.
  *
  * 4. The store (issue 19): a second data set, made the same way in an LMDB data directory, and
@@ -38,6 +42,8 @@
  *   vsNodeHttp 4.24x / 17.2x / 40.2x; without the read cache 1.44x / 1.75x / 2.91x; read cache
  *   99.95% hits (no writes during the run). The node:http server running the node's own app is
  *   within 1.07–1.16x of it: here the read cache, not the transport, makes the difference.
+ *   (get-posts-for-public-key, get-single-post and get-notifications joined the bench after these
+ *   results.)
  * @module
  */
 import assert from 'node:assert/strict';
@@ -59,10 +65,14 @@ const WARMUP_MS = 500;
 const WARMUP_RUN_MS = 1000;
 const ROUNDS = 3;
 
-const ROUTES: Array<{ route: string; key: keyof ReadBodies }> = [
+/** The benched routes and which of populate's request bodies load each. */
+export const ROUTES: Array<{ route: string; key: keyof ReadBodies }> = [
   { route: '/api/v0/get-single-profile', key: 'profile' },
   { route: '/api/v0/get-paginated-messages-for-dm-thread', key: 'dmPage' },
   { route: '/api/v0/get-dao-coin-limit-orders', key: 'orders' },
+  { route: '/api/v0/get-posts-for-public-key', key: 'postsPage' },
+  { route: '/api/v0/get-single-post', key: 'singlePost' },
+  { route: '/api/v0/get-notifications', key: 'notifications' },
 ];
 
 /** JSON of a POST, with the status. */

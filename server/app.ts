@@ -1,50 +1,18 @@
 /**
- * Composition root of one server process: the dependencies every route table receives and the
- * router that mounts those tables.
+ * Composition root of one server process: the router that mounts every route table over the
+ * dependencies (deps.ts) they receive.
  */
-import type { Logger } from 'pino';
-import type { ProcessRegistry } from './cluster/registry.js';
-import type { Config } from './config.js';
-import type { Chain } from './chain/chain.js';
-import type { BlockProducer } from './chain/blockProducer.js';
-import type { MinerFeed } from './chain/minerFeed.js';
-import type { CryptoService } from './crypto/service.js';
-import type { HealthMonitor } from './health.js';
-import type { IdentityService } from './identity/service.js';
-import type { JwtVerifier } from './identity/jwt.js';
 import { RateLimiter } from './http/rateLimit.js';
 import { parseRateLimits } from './http/rateClasses.js';
 import { Router } from './http/router.js';
 import { area } from './http/route.js';
-import type { NodeMetrics } from './metrics/nodeMetrics.js';
 import { metricsRoutes } from './metrics/route.js';
 import { allRoutes } from './routes/index.js';
 import { openApiRoutes } from './routes/openapi.js';
-import type { Store } from './store/types.js';
+import type { AppDeps } from './deps.js';
 
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  log: Logger;
-  health: HealthMonitor;
-  registry: ProcessRegistry;
-  /** Heavy crypto, off the event loop (worker threads). */
-  crypto: CryptoService;
-  /** The identity frame API (POST and WebSocket at /api/v0/identity). */
-  identity: IdentityService;
-  /** The one verifier of JWT-protected routes (spec §5). */
-  jwt: JwtVerifier;
-  /** The chain: mempool, templates, blocks, state. */
-  chain: Chain;
-  /** The block producer role: lease, published templates and the built-in miner. */
-  producer: BlockProducer;
-  /** Pushes block templates to subscribed miner sockets. */
-  minerFeed: MinerFeed;
-  /** This process's metrics (GET /metrics unless --no-metrics); absent in tools that build deps by hand. */
-  metrics?: NodeMetrics;
-  /** The rate limits of routes, sockets and logins (`createRateLimiter`); absent: nothing is limited. */
-  rateLimiter?: RateLimiter;
-}
+/** Re-exported for the route tables that name it here; new code imports it from deps.ts. */
+export type { AppDeps };
 
 /**
  * The one limiter of a process, from `--rate-limits`, `--rate-limit-loopback` and

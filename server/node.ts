@@ -125,7 +125,8 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     crypto,
     log,
     nodeSecret,
-    derivedKeyAuthorizer: chainDerivedKeyAuthorizer(store, chain),
+    // Tip plus mempool, as the reference: a key authorized at login signs JWTs before its block.
+    derivedKeyAuthorizer: chainDerivedKeyAuthorizer(() => chain.pendingView(), chain),
     blockHeight: async () => Number((await chain.tip()).height),
   });
   const minerFeed = new MinerFeed({ chain, store, log });

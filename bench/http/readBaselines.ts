@@ -1,12 +1,13 @@
 /**
- * Baselines for bench/readRoutes.bench.ts: the three benched read routes as a plain server
+ * Baselines for bench/readRoutes.bench.ts: the benched read routes as a plain server
  * would write them, on a minimal uWebSockets.js app (`--kind uws`) or node:http
  * (`--kind node-http`), over the same Redis store.
  *
  * "The same lookups": each request parses its JSON body, decodes the keys, reads the same
  * store keys and indexes through the same state and shaping functions the node's routes call
  * (getProfile / profileRecordResponse, dmThreadPage / newMessageEntryResponse / profileEntryMap,
- * resolveCoin / pairOrders) and answers the same JSON. What a plain server does not have is the
+ * resolveCoin / pairOrders, PostReads with postsForPublicKey / singlePost, notifications) and
+ * answers the same JSON. What a plain server does not have is the
  * node's own machinery: no router, no schema validation, no mempool overlay, and no state cache
  * — every request reads Redis through a fresh StateView (which only memoises within the one
  * request), as a stateless server in front of Redis would.
@@ -19,6 +20,7 @@
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../server/config.js';
+import { chainKeys, type TipRecord } from '../../server/chain/state/keys.js';
 import { groupId } from '../../server/chain/state/accessGroups.js';
 import { getProfile, getProfileByUsername } from '../../server/chain/state/profiles.js';
 import { StateView } from '../../server/chain/state/view.js';
@@ -27,6 +29,8 @@ import { loadUws } from '../../server/http/uws.js';
 import { decodePublicKey } from '../../server/keys/index.js';
 import { dmThreadPage, newMessageEntryResponse } from '../../server/social/messages.js';
 import { pairOrders, resolveCoin } from '../../server/social/orderBook.js';
+import { MAX_COMMENT_LIMIT, MAX_THREAD_LEVEL_LIMIT, PostReads, postsForPublicKey, singlePost } from '../../server/social/postReads.js';
+import { notifications } from '../../server/social/notifications.js';
 import { profileEntryMap, profileRecordResponse, type ProfileDeps } from '../../server/social/profileEntry.js';
 import { openStore } from '../../server/store/index.js';
 
@@ -40,10 +44,29 @@ type Lookup = (body: J) => Promise<Answer>;
 const ok = (body: unknown): Answer => ({ status: 200, body: stringifyJson(body) + '\n' });
 const fail = (status: number, error: string): Answer => ({ status, body: JSON.stringify({ error }) + '\n' });
 const str = (x: unknown): string => (typeof x === 'string' ? x : '');
+const int = (x: unknown): number => (typeof x === 'number' && Number.isInteger(x) ? x : 0);
+const hash = (x: unknown): Uint8Array => {
+  const h = str(x);
+  if (!/^[0-9a-fA-F]{64}$/.test(h)) throw new Error('expected a 64-hex post hash');
+  return Buffer.from(h, 'hex');
+};
 
 export function lookups(deps: ProfileDeps): Record<string, Lookup> {
   const network = deps.config.network;
   const { store } = deps;
+  /** One request's post reads: a fresh view, the tip (which posts count as in the mempool), the reader. */
+  const postReads = async (b: J, addGlobalFeedBool: boolean): Promise<PostReads> => {
+    const tip = await store.get<TipRecord>(chainKeys.tip);
+    const reader = str(b['ReaderPublicKeyBase58Check']);
+    return new PostReads({
+      deps,
+      state: StateView.over(store),
+      tipHeight: tip?.height ?? 0n,
+      mined: store,
+      reader: reader === '' ? null : decodePublicKey(reader, network, 'ReaderPublicKeyBase58Check'),
+      addGlobalFeedBool,
+    });
+  };
   return {
     '/api/v0/get-single-profile': async (b) => {
       const state = StateView.over(store);
@@ -67,10 +90,56 @@ export function lookups(deps: ProfileDeps): Record<string, Lookup> {
       const state = StateView.over(store);
       const P = 'GetDAOCoinLimitOrders: ';
       const [c1, c2] = await Promise.all([
-        resolveCoin(state, str(b['DAOCoin1CreatorPublicKeyBase58CheckOrUsername']), network, P),
-        resolveCoin(state, str(b['DAOCoin2CreatorPublicKeyBase58CheckOrUsername']), network, P),
+        resolveCoin(state, str(b['DAOCoin1CreatorPublicKeyBase58CheckOrUsername']), network, 'DAOCoin1CreatorPublicKeyBase58CheckOrUsername', P),
+        resolveCoin(state, str(b['DAOCoin2CreatorPublicKeyBase58CheckOrUsername']), network, 'DAOCoin2CreatorPublicKeyBase58CheckOrUsername', P),
       ]);
       return ok({ Orders: await pairOrders(state, c1, c2, network) });
+    },
+    '/api/v0/get-posts-for-public-key': async (b) => {
+      const reads = await postReads(b, true);
+      const last = str(b['LastPostHashHex']);
+      return ok(
+        await postsForPublicKey(reads, {
+          poster: decodePublicKey(str(b['PublicKeyBase58Check']), network, 'PublicKeyBase58Check'),
+          lastPostHash: last === '' ? null : hash(last),
+          numToFetch: int(b['NumToFetch']),
+          mediaRequired: b['MediaRequired'] === true,
+          onlyNFTs: false,
+        }),
+      );
+    },
+    '/api/v0/get-single-post': async (b) => {
+      const reads = await postReads(b, b['AddGlobalFeedBool'] === true);
+      const found = await singlePost(reads, {
+        postHash: hash(b['PostHashHex']),
+        fetchParents: b['FetchParents'] === true,
+        commentOffset: int(b['CommentOffset']),
+        commentLimit: Math.min(int(b['CommentLimit']), MAX_COMMENT_LIMIT),
+        threadLevelLimit: Math.min(int(b['ThreadLevelLimit']), MAX_THREAD_LEVEL_LIMIT),
+        threadLeafLimit: int(b['ThreadLeafLimit']),
+        loadAuthorThread: b['LoadAuthorThread'] === true,
+      });
+      return ok({ PostFound: found });
+    },
+    '/api/v0/get-notifications': async (b) => {
+      // No mempool here: the pending places are the mined state's, the next block empty.
+      const chain = {
+        pendingPlaces: async () => ({ view: StateView.over(store), height: ((await store.get<TipRecord>(chainKeys.tip))?.height ?? 0n) + 1n, txnAt: (): undefined => undefined }),
+        mined: () => store,
+      };
+      const filtered = b['FilteredOutNotificationCategories'];
+      return ok(
+        await notifications(
+          deps,
+          chain,
+          {
+            publicKey: decodePublicKey(str(b['PublicKeyBase58Check']), network, 'PublicKeyBase58Check'),
+            fetchStartIndex: int(b['FetchStartIndex']),
+            numToFetch: int(b['NumToFetch']),
+            filteredOut: typeof filtered === 'object' && filtered !== null ? (filtered as Record<string, boolean>) : {},
+          },
+        ),
+      );
     },
   };
 }

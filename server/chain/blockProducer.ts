@@ -17,6 +17,7 @@ import { CHANNEL_MEMPOOL, CHANNEL_TIP, PUBLISHED_TEMPLATE_TTL_MS, type Chain } f
 import type { AutoMiner } from './miner.js';
 import { CoalescedRounds } from './coalescedRounds.js';
 import { fromHex, toHex } from '../hex.js';
+import { DomainError } from '../errors.js';
 
 export const MINER_CONTROL_KEY = 'node:miner:control';
 export const MINER_CONTROL_CHANNEL = 'node:miner:control';
@@ -56,10 +57,10 @@ export interface ProducerStatus {
 }
 
 /** update_miner on a node started with `--miner off`. */
-export class NoBuiltInMinerError extends Error {
+export class NoBuiltInMinerError extends DomainError {
   override readonly name = 'NoBuiltInMinerError';
   constructor() {
-    super('this node runs no built-in miner (it was started with --miner off)');
+    super('MINER_NOT_BUILT_IN', 'invalid', 'this node runs no built-in miner (it was started with --miner off)');
   }
 }
 
@@ -127,7 +128,8 @@ export class BlockProducer {
    * Sets the built-in miner for the whole node: `pause`; `resume` (to each producer's default
    * key); or mining paid to these keys in turn.
    * Takes effect on the producer within a pub/sub round trip (at once when this process leads).
-   * @throws {NoBuiltInMinerError} when the node runs with `--miner off`
+   * @throws {NoBuiltInMinerError} when the node runs with `--miner off`; {MinerShutDownError}
+   *   when this process is shutting down
    */
   async setMiner(setting: 'pause' | 'resume' | readonly Uint8Array[]): Promise<void> {
     if (this.opts.miner === null) throw new NoBuiltInMinerError();

@@ -12,7 +12,6 @@ import { blockRewardNanos } from './block/reward.js';
 import { CHANNEL_TIP, type ChainContext } from './context.js';
 import { ChainRequestError, FencedError } from './errors.js';
 import { MEMPOOL_ORDER, MEMPOOL_VERSION, mempoolMembers, mempoolTxnKey, orderMember, type MempoolEntry } from './mempool/entries.js';
-import { ADMISSION_ATTEMPTS } from './mempool/admission.js';
 import { MAX_BLOCKS_BETWEEN_POINTS, type PendingState } from './mempool/pending.js';
 import { commonReads, connectBlockReward, connectTransaction } from './rules/connect.js';
 import { RuleError } from './rules/errors.js';
@@ -60,6 +59,7 @@ export class Blocks {
    * @throws {FencedError} when `opts.fence` no longer holds (nothing is written)
    */
   async process(headerBytes: Uint8Array, txnBytes: readonly Uint8Array[], opts: BlockWriteOptions = {}): Promise<ProcessResult> {
+    const started = performance.now();
     const fence = opts.fence ? [opts.fence] : [];
     const header = decodeHeaderOr400(headerBytes);
     const [hashBytes] = await this.ctx.crypto.hashHeaders([headerBytes]);
@@ -115,9 +115,11 @@ export class Blocks {
       await this.storeSideBlock(hashHex, block, fence);
       return { isMainChain: false, isOrphan: false, hashHex };
     }
-    this.ctx.log.info({ height: Number(header.height), hash: hashHex, txns: txnBytes.length - 1 }, 'block connected');
+    const connectedMs = performance.now() - started;
     await this.ctx.store.publish(CHANNEL_TIP, { hashHex, height: header.height.toString() });
     await this.prune();
+    const ms = (x: number): number => Math.round(x * 10) / 10;
+    this.ctx.log.info({ height: Number(header.height), hash: hashHex, txns: txnBytes.length - 1, connectedMs: ms(connectedMs), prunedMs: ms(performance.now() - started - connectedMs) }, 'block connected');
     return { isMainChain: true, isOrphan: false, hashHex };
   }
 
@@ -157,25 +159,20 @@ export class Blocks {
     const ctx = this.ctx.connectContext(height);
     let fees = 0n;
     for (const [i, { bytes, txn }] of txns.entries()) {
-      fees += (await connectTransaction(view, txn, { hash: hashes[i + 1]!, size: bytes.length, signer: verdicts[i]!.signer }, ctx)).feeNanos;
+      fees += (await connectTransaction(view, txn, { hash: hashes[i + 1]!, size: bytes.length, signer: verdicts[i]!.signer, indexInBlock: i + 1 }, ctx)).feeNanos;
     }
     return { view, fees, minedMembers: await mempoolMembers(this.ctx.store, hashHexes, entries) };
   }
 
   /**
-   * Commits a block's writes while the tip is still `tip`, moving the mempool version too (so
-   * every admission validated on the old tip loses its guard and connects again). Guarded on
-   * the version it moves: an admission committing in between is retried over, never written
-   * over with a stale version. False when the tip moved or the fence fell.
+   * Commits a block's writes while the tip is still `tip`. Not guarded on the mempool version
+   * (admissions move it every few milliseconds under load, and a block's commit of thousands of
+   * writes would keep losing to them): admissions are guarded on the tip as well, so one
+   * validated on the old tip loses its guard and connects again on the new one. False when the
+   * tip moved or the fence fell.
    */
   private async commitOnTip(tip: TipRecord, ops: readonly WriteOp[], fence: readonly Guard[]): Promise<boolean> {
-    for (let attempt = 0; ; attempt++) {
-      const version = await this.ctx.store.get<number>(MEMPOOL_VERSION);
-      const bump: WriteOp = { op: 'set', key: MEMPOOL_VERSION, value: (version ?? 0) + 1 };
-      if (await this.ctx.store.commit([...ops, bump], [{ key: chainKeys.tip, equals: tip }, { key: MEMPOOL_VERSION, equals: version }, ...fence])) return true;
-      const now = await this.ctx.store.get<TipRecord>(chainKeys.tip);
-      if (now?.hashHex !== tip.hashHex || attempt === ADMISSION_ATTEMPTS) return false;
-    }
+    return this.ctx.store.commit(ops, [{ key: chainKeys.tip, equals: tip }, ...fence]);
   }
 
   /** Keeps a valid block that does not extend the tip; under a fence only while it holds. */

@@ -7,7 +7,7 @@
  *
  * Consistency across processes rests on guarded commits: a block connects only if the tip is
  * still the parent it was validated against, and a transaction enters the mempool only if the
- * mempool did not change while it was validated. Losers of a race retry or report.
+ * mempool and the tip did not change while it was validated. Losers of a race retry or report.
  *
  * Not yet: reorganisations. A valid block on a side branch is stored and answered
  * `IsMainChain: false`, but a longer side branch does not replace the main chain.
@@ -28,7 +28,7 @@ import { PendingState, type PendingPoint } from './mempool/pending.js';
 import { connectTransaction, type ConnectContext, type ConnectRules } from './rules/connect.js';
 import { getGlobalParams, globalParamsDefaults, type GlobalParams } from './state/globalParams.js';
 import { chainKeys, LAYOUT_VERSION, type BlockRecord, type TipRecord } from './state/keys.js';
-import type { StateReader } from './state/reader.js';
+import type { StateIndexReader, StateReader } from './state/reader.js';
 import type { StateView } from './state/view.js';
 import { Targets } from './targets.js';
 import { Templates, type BlockTemplate } from './templates.js';
@@ -42,6 +42,17 @@ export { MAX_TXN_BYTES, type SubmittedTxn } from './mempool/admission.js';
 export type { PendingPoint } from './mempool/pending.js';
 export { PUBLISHED_TEMPLATE_TTL_MS, type BlockTemplate, type TemplateStats } from './templates.js';
 export type { BlockWriteOptions, ProcessResult } from './blocks.js';
+
+/**
+ * The pending state with the places of its mempool part (Chain.pendingPlaces): `view` is the
+ * state the next block would build on, `height` that block's height, and `txnAt(i)` the signed
+ * bytes of the accepted transaction at place i (1-based) of it.
+ */
+export interface PendingPlaces<V extends StateIndexReader = StateView> {
+  view: V;
+  height: bigint;
+  txnAt(index: number): Uint8Array | undefined;
+}
 
 /** Bytes a signature adds at most (as construct.ts's fee estimate). */
 const MAX_DER_SIGNATURE_BYTES = 74;
@@ -122,6 +133,18 @@ export class Chain {
   async pendingView(): Promise<StateView> {
     // A child, so what a caller writes (a simulated order, say) never reaches the cached replay.
     return (await this.pending.current()).view.child();
+  }
+
+  /**
+   * The pending view with the mempool transactions it holds by place: `txnAt(i)` is the signed
+   * bytes of the accepted transaction at place i (1-based) of the next block, at `height`, as
+   * its connect saw it (TxnInfo.indexInBlock). Reads of what the notification index names use
+   * it for places above the tip; one array lookup each, whatever the mempool's size.
+   */
+  async pendingPlaces(): Promise<PendingPlaces> {
+    const replay = await this.pending.current();
+    const accepted = replay.accepted;
+    return { view: replay.view.child(), height: replay.height, txnAt: (index) => accepted[index - 1]?.bytes };
   }
 
   /**

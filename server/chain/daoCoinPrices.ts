@@ -10,6 +10,7 @@
  * ASK made from the same price string match each other.
  * @module
  */
+import { DomainError } from '../errors.js';
 
 export const ONE_E38 = 10n ** 38n;
 const ONE_E76 = ONE_E38 * ONE_E38;
@@ -27,9 +28,12 @@ export interface PairSides {
   sellingIsDeso: boolean;
 }
 
-/** A conversion the API refuses, with the backend's message. */
-export class PriceConversionError extends Error {
+/** A conversion the API refuses, with the backend's message (DAO_COIN_PRICE_INVALID, 400). */
+export class PriceConversionError extends DomainError {
   override readonly name = 'PriceConversionError';
+  constructor(message: string) {
+    super('DAO_COIN_PRICE_INVALID', 'invalid', message);
+  }
 }
 
 // Go strconv.ParseFloat's decimal syntax (the backend's "is this a number" check).

@@ -29,17 +29,20 @@
  * (server/admin/audit.ts) with its outcome, success or failure.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { isJwtError, MAX_JWT_CHARS } from '../identity/jwt.js';
 import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
 import { sha256 } from '../../wasm/hash.js';
 import { recordAdminAction } from '../admin/audit.js';
 import type { CallerProof } from './authenticatedCaller.js';
-import { ApiError, clientErrorStatus, isApiError, KIND_STATUS } from './errors.js';
+import { ApiError, isApiError, KIND_STATUS, toErrorReply, type ErrorPrefixes } from './errors.js';
 import { route, type Reply, type Route, type RouteContext } from './route.js';
 import { v, type ResponseSchema, type Schema } from './schema.js';
 
 export type AdminLevel = 'admin' | 'superAdmin';
+
+/** What a credential check uses: the JWT verifier, the crypto pool (signer recovery) and the admin lists. */
+type AuthDeps = Pick<AppDeps, 'jwt' | 'crypto' | 'config'>;
 
 /** The recovery ids worth trying: 2 and 3 mean r ≥ n (probability ~2^-128). */
 const RECOVERY_IDS = [0, 1] as const;
@@ -61,7 +64,7 @@ const credentialsBody = v.object({
  * @throws {KeyError} when the public key itself is malformed (400)
  */
 export async function requireUserJwt(
-  deps: AppDeps,
+  deps: AuthDeps,
   caller: CallerProof,
   publicKeyBase58Check: string,
   jwt: string,
@@ -82,7 +85,7 @@ export async function requireUserJwt(
 }
 
 /** Whether the token verifies (signature and claims) for a key other than `claimed`. */
-async function validForAnotherKey(deps: AppDeps, claimed: string, jwt: string): Promise<boolean> {
+async function validForAnotherKey(deps: AuthDeps, claimed: string, jwt: string): Promise<boolean> {
   if (jwt.length > MAX_JWT_CHARS) return false;
   const parts = jwt.split('.');
   if (parts.length !== 3) return false;
@@ -106,7 +109,7 @@ async function validForAnotherKey(deps: AppDeps, claimed: string, jwt: string): 
   return false;
 }
 
-function isAdminKey(deps: AppDeps, key: string, level: AdminLevel): boolean {
+function isAdminKey(deps: Pick<AppDeps, 'config'>, key: string, level: AdminLevel): boolean {
   const { adminPublicKeys, superAdminPublicKeys } = deps.config;
   return superAdminPublicKeys.includes(key) || (level === 'admin' && adminPublicKeys.includes(key));
 }
@@ -116,7 +119,7 @@ function isAdminKey(deps: AppDeps, key: string, level: AdminLevel): boolean {
  * it, the key listed in `config.adminPublicKeys` (admin level) or `config.superAdminPublicKeys`
  * (either level). Returns the admin's key in this node's Base58Check form.
  */
-export async function requireAdmin(deps: AppDeps, caller: CallerProof, body: unknown, level: AdminLevel): Promise<string> {
+export async function requireAdmin(deps: AuthDeps, caller: CallerProof, body: unknown, level: AdminLevel): Promise<string> {
   const network = deps.config.network;
   const { AdminPublicKey, JWT } = credentialsBody.parse(body, '', { network });
   if (AdminPublicKey === '') throw new ApiError(401, 'CheckAdminPublicKey: Missing AdminPublicKey param');
@@ -129,7 +132,7 @@ export async function requireAdmin(deps: AppDeps, caller: CallerProof, body: unk
 }
 
 /** Whether `publicKeyBase58Check` (already normalized) is an admin of this node (reference `UserAdminStatus`). */
-export function isAdmin(deps: AppDeps, publicKeyBase58Check: string): boolean {
+export function isAdmin(deps: Pick<AppDeps, 'config'>, publicKeyBase58Check: string): boolean {
   return isAdminKey(deps, publicKeyBase58Check, 'admin');
 }
 
@@ -143,7 +146,7 @@ export const DEV_OPEN_ADMIN = 'dev-open-admin';
  * valid key, else {@link DEV_OPEN_ADMIN}.
  */
 export async function authorizeAdmin(
-  deps: AppDeps,
+  deps: AuthDeps,
   caller: CallerProof,
   body: unknown,
   level: AdminLevel,
@@ -176,6 +179,8 @@ export interface AdminRouteSpec<B> {
   response?: ResponseSchema;
   /** Error statuses beyond the generic ones (Route.errors). */
   errors?: Route['errors'];
+  /** The reference's message prefixes by error code (`Route.errorPrefixes`), in answers and in the audit log alike. */
+  errorPrefixes?: ErrorPrefixes;
   handle(ctx: RouteContext<B>, admin: string): Promise<Reply> | Reply;
 }
 
@@ -184,7 +189,7 @@ export interface AdminRouteSpec<B> {
  * checks them in a middleware, so a caller who is not an admin learns nothing about the
  * route's fields. The documented schema includes `AdminPublicKey` and `JWT`.
  */
-export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
+export function adminRoute<B>(deps: AuthDeps & Pick<AppDeps, 'store'>, spec: AdminRouteSpec<B>): Route {
   const inner = spec.body;
   const credentialsJson = credentialsBody.json as { properties: Record<string, unknown> };
   const innerJson = inner.json as { properties?: Record<string, unknown>; required?: string[] };
@@ -205,6 +210,7 @@ export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
     body: documented,
     ...(spec.response !== undefined ? { response: spec.response } : {}),
     ...(spec.errors !== undefined ? { errors: spec.errors } : {}),
+    ...(spec.errorPrefixes ? { errorPrefixes: spec.errorPrefixes } : {}),
     async handle(ctx) {
       const admin = await authorizeAdmin(deps, ctx.caller, ctx.body, spec.level, ctx.log);
       const bodyObject = typeof ctx.body === 'object' && ctx.body !== null ? (ctx.body as Record<string, unknown>) : {};
@@ -216,9 +222,10 @@ export function adminRoute<B>(deps: AppDeps, spec: AdminRouteSpec<B>): Route {
         const body = inner.parse(ctx.body, '', { network: deps.config.network });
         reply = await spec.handle({ ...ctx, body }, admin);
       } catch (err) {
-        // Failed actions are audited too; an internal error is logged by the router, not here.
-        const status = clientErrorStatus(err);
-        await audit(status ?? 500, status !== undefined ? (err as Error).message : 'internal error').catch((e: unknown) => ctx.log.error({ err: e }, 'admin audit write failed'));
+        // Failed actions are audited too, as the client is answered; an internal error is
+        // logged by the router, not here.
+        const { status, message } = toErrorReply(err, undefined, spec.errorPrefixes);
+        await audit(status, message).catch((e: unknown) => ctx.log.error({ err: e }, 'admin audit write failed'));
         throw err;
       }
       await audit(reply.status, null);

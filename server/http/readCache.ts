@@ -4,9 +4,23 @@
  * shows instead of once per request.
  *
  * What an answer reads: chain state (the pending view: tip plus mempool, or mined state) and
- * the node-local profile flags (verified badge, tutorial lists, moderation: every writer bumps
- * PROFILE_FLAGS_VERSION). A cached handler reads chain state only through the `ChainReads` it
- * is handed, which records every key (and index) read; the answer is kept with those keys.
+ * node-local state: the profile flags (verified badge, tutorial lists), the moderation lists,
+ * users' block lists and the global feed (every writer bumps PROFILE_FLAGS_VERSION in the same
+ * commit: social/profileEntry.ts). A cached handler reads chain state only through the
+ * `ChainReads` it is handed, which records every key (and index) read; the answer is kept with
+ * those keys.
+ *
+ * The tip. A read of the pending state is kept with what it saw, but some answers depend on
+ * the tip itself: a post's `InMempool` (confirmed above the tip) flips when a block mines it
+ * although the post reads the same, and a mempool transaction's place (`pendingPlaces`) is a
+ * place of the mempool replayed on that tip. Such an answer reads the tip through `mined()`:
+ * a read kept without a value, so the next block (which writes the tip) drops the answer.
+ * `txnAt` makes that read itself, and nothing more is needed for places: on one tip the replay
+ * connects the mempool in arrival order, admissions only append to it and a prune takes out only
+ * transactions that failed (they hold no place), so a place keeps its transaction until the tip
+ * moves. An answer that only relies on a height being at or below the tip (a mined post, a
+ * notification in a block) needs no tip read: between two points the cache catches up across,
+ * the tip only rises (a lower or another branch's tip makes the changes unbounded: all go).
  *
  * Each request first learns where the state is (tip, mempool version, flags counter: one
  * coalesced store read, never staler than a read of its own: store/freshRead.ts). When that
@@ -20,13 +34,14 @@
  * process's own writes are seen by its next request.
  *
  * Only routes whose answer is a pure function of (request, chain state read through
- * `ChainReads`, profile flags) may be cached: no wall clock, no per-caller state, no chain
- * reads around it. Only 200 answers are kept. Bounded by total bytes (oldest entries out
- * first); `--read-cache-mb 0` turns it off.
+ * `ChainReads`, the node-local state above) may be cached: no wall clock, no per-caller
+ * state, no chain reads around it. Only 200 answers are kept. Bounded by total bytes (oldest
+ * entries out first); `--read-cache-mb 0` turns it off.
  * @module
  */
-import type { AppDeps } from '../app.js';
-import type { PendingPoint } from '../chain/chain.js';
+import type { AppDeps } from '../deps.js';
+import type { PendingPlaces, PendingPoint } from '../chain/chain.js';
+import { chainKeys } from '../chain/state/keys.js';
 import { FreshRead } from '../store/freshRead.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { stringifyJson } from './router.js';
@@ -283,7 +298,14 @@ export function sharedReadCache(deps: Pick<AppDeps, 'chain' | 'store' | 'config'
 export interface ChainReads {
   /** The pending state: tip plus mempool (Chain.pendingView). */
   pending(): Promise<StateIndexReader>;
-  /** Mined state only. */
+  /**
+   * The pending state with the places of its mempool part (Chain.pendingPlaces). `height` is
+   * the next block's: what is below it stays mined; an answer that shows something at or above
+   * it as unmined depends on the tip and reads it through `mined()` (see the module comment).
+   * `txnAt` reads the tip itself.
+   */
+  pendingPlaces(): Promise<PendingPlaces<StateIndexReader>>;
+  /** Mined state only. Reading the tip (chainKeys.tip) here ties the answer to it: the next block drops it. */
   mined(): StateIndexReader;
 }
 
@@ -326,8 +348,28 @@ function chainReads(deps: Pick<AppDeps, 'chain' | 'store'>, reads: StateRead[] |
       const view = await deps.chain.pendingView();
       return reads === null ? view : new RecordingReader(view, reads, true);
     },
+    pendingPlaces: async () => {
+      const places = await deps.chain.pendingPlaces();
+      if (reads === null) return places;
+      let tipRead = false;
+      return {
+        view: new RecordingReader(places.view, reads, true),
+        height: places.height,
+        txnAt: (index) => {
+          // A place holds its transaction while the tip holds (see the module comment).
+          if (!tipRead) reads.push({ key: chainKeys.tip });
+          tipRead = true;
+          return places.txnAt(index);
+        },
+      };
+    },
     mined: () => (reads === null ? deps.store : new RecordingReader(deps.store, reads, false)),
   };
+}
+
+/** Chain state as a cached handler reads it, recorded nowhere: for uncached routes over the same services. */
+export function unrecordedChainReads(deps: Pick<AppDeps, 'chain' | 'store'>): ChainReads {
+  return chainReads(deps, null);
 }
 
 /** A route whose handler reads chain state through `state` only (see the module comment). */

@@ -25,6 +25,7 @@ export const REFERENCE_NAMES: Readonly<Record<string, string>> = Object.freeze({
   TotalRefereeNativeNanos: 'TotalRefereeDeSoNanos',
   NativeToSellNanos: 'DeSoToSellNanos',
   NativeToAddNanos: 'DeSoToAddNanos',
+  NativeLockedNanosDiff: 'DESOLockedNanosDiff',
   MinNativeExpectedNanos: 'MinDeSoExpectedNanos',
   ExpectedNativeReturnedNanos: 'ExpectedDeSoReturnedNanos',
   HasStarterNativeSeed: 'HasStarterDeSoSeed',

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { JsonSchema, ResponseSchema, Schema } from './schema.js';
 import type { CallerProof } from './authenticatedCaller.js';
+import type { ErrorPrefixes } from './errors.js';
 
 export type Method = 'GET' | 'POST';
 
@@ -81,6 +82,12 @@ export interface Route<B = unknown> {
   errors?: Readonly<Partial<Record<404 | 409, string>>>;
   /** The API area, the OpenAPI tag (routes/index.ts `area` sets it per table). */
   tags?: readonly string[];
+  /**
+   * The reference's message prefixes of this route by error code (http/errors.ts
+   * `ErrorPrefixes`), e.g. `{ 'RuleError*': 'SubmitTransaction: Problem processing transaction: ' }`:
+   * applied where errors become answers, so the handler never catches an error to reword it.
+   */
+  errorPrefixes?: ErrorPrefixes;
   handle(ctx: RouteContext<B>): Promise<Reply> | Reply;
 }
 

@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { Network } from '../config.js';
+import type { Network } from '../keys/index.js';
 import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
 import { UNLIMITED_CALLER } from './authenticatedCaller.js';
 import { ApiError, toErrorReply } from './errors.js';
@@ -260,7 +260,7 @@ export class Router {
       }
       return out;
     } catch (err) {
-      const e = toErrorReply(err, this.opts.log);
+      const e = toErrorReply(err, this.opts.log, matched.route?.errorPrefixes);
       return {
         status: e.status,
         headers: [...base, ...Object.entries(e.headers), ['Content-Type', 'application/json']],

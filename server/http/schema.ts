@@ -3,8 +3,7 @@
  * (later) the OpenAPI document. JSON field names are matched as Go's encoding/json does it:
  * exact name first, then case-insensitively; unknown fields are ignored.
  */
-import type { Network } from '../config.js';
-import { decodePublicKey, encodePublicKey } from '../keys/index.js';
+import { decodePublicKey, encodePublicKey, type Network } from '../keys/index.js';
 import { ApiError } from './errors.js';
 
 export interface ParseContext {

@@ -3,8 +3,8 @@
  * @module
  */
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
 import type { CryptoService } from '../crypto/service.js';
+import type { Network } from '../keys/index.js';
 import type { Store } from '../store/types.js';
 import { JwtVerifier, NO_DERIVED_KEYS, type DerivedKeyAuthorizer } from './jwt.js';
 import { IdentityService } from './service.js';
@@ -17,7 +17,8 @@ export interface IdentityParts {
 }
 
 export function createIdentity(opts: {
-  config: Pick<Config, 'network' | 'identitySessionTtlSeconds'>;
+  /** The options it reads (config.ts `--network`, `--identity-session-ttl-seconds`). */
+  config: { network: Network; identitySessionTtlSeconds: number };
   store: Store;
   crypto: CryptoService;
   log: Logger;

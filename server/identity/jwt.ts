@@ -89,13 +89,17 @@ export const NO_DERIVED_KEYS: DerivedKeyAuthorizer = Object.freeze({
 /**
  * Derived-key authorization from chain state, as the reference's ValidateDerivedKey(owner,
  * derived, tipHeight): the owner authorized the key (operation VALID, so never de-authorized)
- * and its expiration block is above the tip's height. Reads `state` (the store: mined state);
- * the reference also sees mempool authorizations, which here count once mined.
+ * and its expiration block is above the tip's height. `state` is the reader to look in, or a
+ * function giving one per check: the node passes the pending view (tip plus mempool), as the
+ * reference validates against its mempool's augmented view, so a key authorized at login signs
+ * JWTs before its block (the SDK asks for one right after `loginWithAutoDerive`), and a
+ * de-authorization counts from the mempool on.
  */
-export function chainDerivedKeyAuthorizer(state: StateReader, chain: { tip(): Promise<{ height: bigint }> }): DerivedKeyAuthorizer {
+export function chainDerivedKeyAuthorizer(state: StateReader | (() => Promise<StateReader>), chain: { tip(): Promise<{ height: bigint }> }): DerivedKeyAuthorizer {
   return {
     isAuthorized: async (owner, derived) => {
-      const [record, tip] = await Promise.all([getDerivedKey(state, owner, derived), chain.tip()]);
+      const reader = typeof state === 'function' ? await state() : state;
+      const [record, tip] = await Promise.all([getDerivedKey(reader, owner, derived), chain.tip()]);
       return isDerivedKeyValid(record, tip.height);
     },
   };

@@ -18,7 +18,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
 import type { Store } from '../store/types.js';
 import { NODE_SECRET_BYTES } from './sealedSeed.js';
 
@@ -39,7 +38,8 @@ export interface IdentitySecret {
 }
 
 export async function resolveIdentitySecret(
-  config: Pick<Config, 'identitySecret' | 'identitySecretFile'>,
+  /** config.ts `--identity-secret`, `--identity-secret-file`. */
+  config: { identitySecret: string | undefined; identitySecretFile: string | undefined },
   store: Store,
   log: Logger,
 ): Promise<IdentitySecret> {

@@ -38,26 +38,28 @@ export function encodeBase58Check(prefix: ArrayLike<number>, payload: Uint8Array
 /**
  * Decodes untrusted input. The prefix is returned, not checked: callers decide what it must be.
  * @param field - request field name used in error messages
+ * @param context - prepended to error messages (KeyError `context`)
  * @throws {KeyError} KEY_EMPTY, KEY_INVALID_BASE58, KEY_BAD_CHECKSUM, KEY_BAD_LENGTH
  */
 export function decodeBase58Check(
   s: string,
   field = 'value',
   maxChars = MAX_BASE58CHECK_CHARS,
+  context = '',
 ): Base58CheckParts {
   // Values come from parsed JSON, so the static type is not a guarantee.
   const input: unknown = s;
   if (input === undefined || input === null) {
-    throw new KeyError('KEY_EMPTY', field, 'expected a Base58Check string, got nothing');
+    throw new KeyError('KEY_EMPTY', field, 'expected a Base58Check string, got nothing', context);
   }
   if (typeof input !== 'string') {
-    throw new KeyError('KEY_INVALID_BASE58', field, `expected a Base58Check string, got type=${typeof input}`);
+    throw new KeyError('KEY_INVALID_BASE58', field, `expected a Base58Check string, got type=${typeof input}`, context);
   }
   if (input.length === 0) {
-    throw new KeyError('KEY_EMPTY', field, 'expected a Base58Check string, got an empty string');
+    throw new KeyError('KEY_EMPTY', field, 'expected a Base58Check string, got an empty string', context);
   }
   if (input.length > maxChars) {
-    throw new KeyError('KEY_BAD_LENGTH', field, `expected at most ${maxChars} characters, got ${input.length}`);
+    throw new KeyError('KEY_BAD_LENGTH', field, `expected at most ${maxChars} characters, got ${input.length}`, context);
   }
   const bad = input.search(NON_BASE58_CHAR);
   if (bad !== -1) {
@@ -66,18 +68,20 @@ export function decodeBase58Check(
       'KEY_INVALID_BASE58',
       field,
       `invalid Base58 character ${JSON.stringify(input[bad])} at position ${bad}`,
+      context,
     );
   }
   // The alphabet is already checked, so `undefined` here can only mean a checksum mismatch.
   const bytes = bs58check.decodeUnsafe(input);
   if (bytes === undefined) {
-    throw new KeyError('KEY_BAD_CHECKSUM', field, 'invalid Base58Check checksum');
+    throw new KeyError('KEY_BAD_CHECKSUM', field, 'invalid Base58Check checksum', context);
   }
   if (bytes.length < PREFIX_LENGTH) {
     throw new KeyError(
       'KEY_BAD_LENGTH',
       field,
       `expected at least ${PREFIX_LENGTH} prefix bytes before the checksum, got ${bytes.length}`,
+      context,
     );
   }
   // Copies, so a caller keeping `payload` does not pin or expose the prefix bytes.

@@ -1,5 +1,5 @@
 /**
- * Coded errors for key decoding. Route code maps `code` to an HTTP status in one place;
+ * Coded errors for key decoding (kind invalid: the HTTP layer answers 400, http/errors.ts);
  * messages name the request field and what was expected.
  *
  * Messages never contain the input itself: a user who pastes a private key into a
@@ -22,9 +22,13 @@ export class KeyError extends DomainError {
   /** Request field the value came from, e.g. `PublicKeyBase58Check`. */
   readonly field: string;
 
-  /** @param detail - what was expected and what was found; the field name is prepended. */
-  constructor(code: KeyErrorCode, field: string, detail: string) {
-    super(code, 'invalid', `${field}: ${detail}`);
+  /**
+   * @param detail - what was expected and what was found; the field name is prepended.
+   * @param context - what the caller was doing, prepended as given (e.g. `SendDeSo: Problem
+   *   decoding sender public key: `), so the error is born with the message the client reads.
+   */
+  constructor(code: KeyErrorCode, field: string, detail: string, context = '') {
+    super(code, 'invalid', `${context}${field}: ${detail}`);
     this.code = code;
     this.field = field;
   }

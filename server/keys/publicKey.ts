@@ -70,21 +70,24 @@ export function encodePublicKey(key33: Uint8Array, network: Network): string {
  * reference node, which ignores the prefix (node-api.md §6): a key for the other network is
  * refused rather than silently re-encoded with ours.
  * @param field - request field name, used in error messages
+ * @param context - prepended to error messages as given, e.g. `SendDeSo: Problem decoding
+ *   sender public key: ` (KeyError `context`)
  * @returns the 33-byte compressed key
  * @throws {KeyError} KEY_EMPTY, KEY_INVALID_BASE58, KEY_BAD_CHECKSUM, KEY_WRONG_NETWORK,
  *   KEY_BAD_LENGTH, KEY_NOT_ON_CURVE
  */
-export function decodePublicKey(s: string, network: Network, field: string): Uint8Array {
-  const { prefix, payload } = decodeBase58Check(s, field);
+export function decodePublicKey(s: string, network: Network, field: string, context = ''): Uint8Array {
+  const { prefix, payload } = decodeBase58Check(s, field, undefined, context);
   if (!prefixEquals(prefix, PUBLIC_KEY_PREFIXES[network])) {
     throw new KeyError(
       'KEY_WRONG_NETWORK',
       field,
       `expected a ${network} public key (prefix ${PUBLIC_KEY_STRING_START[network]}), got ${describePrefix(prefix)}`,
+      context,
     );
   }
   if (payload.length !== PUBLIC_KEY_LENGTH) {
-    throw new KeyError('KEY_BAD_LENGTH', field, `expected ${PUBLIC_KEY_LENGTH} bytes, got ${payload.length}`);
+    throw new KeyError('KEY_BAD_LENGTH', field, `expected ${PUBLIC_KEY_LENGTH} bytes, got ${payload.length}`, context);
   }
   if (!isValidCompressedPoint(payload)) {
     const tag = payload[0] ?? 0;
@@ -92,7 +95,7 @@ export function decodePublicKey(s: string, network: Network, field: string): Uin
       tag === 0x02 || tag === 0x03
         ? 'expected a secp256k1 point, got an x coordinate that is not on the curve'
         : `expected a compressed point (first byte 02 or 03), got first byte ${hexByte(tag)}`;
-    throw new KeyError('KEY_NOT_ON_CURVE', field, detail);
+    throw new KeyError('KEY_NOT_ON_CURVE', field, detail, context);
   }
   return payload;
 }

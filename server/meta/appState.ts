@@ -1,5 +1,5 @@
 import { DIAMOND_LEVEL_NANOS } from '../chain/rules/diamonds.js';
-import type { Config } from '../config.js';
+import type { Network } from '../keys/index.js';
 
 /**
  * Diamond level → nanos sent with a diamond of that level: the chain's own table
@@ -32,11 +32,25 @@ export interface AppState {
   BlockHeight: number;
 }
 
+/** The options get-app-state shows (config.ts; the secrets only by their presence). */
+export interface AppStateOptions {
+  network: Network;
+  analyticsKey: string;
+  analyticsDomain: string;
+  minSatoshisBurnedForProfileCreation: number;
+  supportEmail: string;
+  showProcessingSpinners: boolean;
+  starterNativeSeed: string | undefined;
+  smsProviderApiKey: string | undefined;
+  compProfileCreation: boolean;
+  hasPaymentProviderIntegration: boolean;
+}
+
 /**
  * @param chain - what the chain says now: the tip's height and the profile creation fee in
  *   force (global params, which start at `--create-profile-fee-nanos`)
  */
-export function appState(config: Config, chain: { blockHeight: number; createProfileFeeNanos: bigint }): AppState {
+export function appState(config: AppStateOptions, chain: { blockHeight: number; createProfileFeeNanos: bigint }): AppState {
   return {
     AnalyticsKey: config.analyticsKey,
     AnalyticsDomain: config.analyticsDomain,

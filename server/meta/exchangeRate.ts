@@ -1,5 +1,3 @@
-import type { Config } from '../config.js';
-
 const SATOSHIS_PER_BITCOIN = 100_000_000n;
 
 /**
@@ -16,7 +14,14 @@ export interface ExchangeRate {
   USDCentsPerLegacyExchangeRate: number;
 }
 
-export function exchangeRate(config: Config): ExchangeRate {
+/** The configured rates (config.ts `--satoshis-per-native-exchange-rate`, `--usd-cents-per-bitcoin-exchange-rate`, `--nanos-sold`). */
+export interface ExchangeRateOptions {
+  satoshisPerNativeExchangeRate: number;
+  usdCentsPerBitcoinExchangeRate: number;
+  nanosSold: number;
+}
+
+export function exchangeRate(config: ExchangeRateOptions): ExchangeRate {
   // BigInt: the product of two configured rates can pass 2^53 before the division.
   const usdCentsPerNative = Number(
     (BigInt(config.satoshisPerNativeExchangeRate) * BigInt(config.usdCentsPerBitcoinExchangeRate)) / SATOSHIS_PER_BITCOIN,

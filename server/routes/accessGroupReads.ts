@@ -8,7 +8,7 @@
  * decode is never echoed (it could be a private key pasted by mistake).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { groupId, type GroupId } from '../chain/state/accessGroups.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';

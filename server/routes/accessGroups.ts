@@ -8,7 +8,7 @@
  * but never echo a key string back: a private key pasted by mistake must not reach logs.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { txnJson } from '../chain/json.js';
 import { getAccessGroup, getAccessGroupMember, groupId, isBaseGroupKeyName, padGroupKeyName } from '../chain/state/accessGroups.js';
 import { AccessGroupMemberOperation, AccessGroupOperation, type AccessGroupMember, type TxnMetadata } from '../chain/txn/metadata.js';

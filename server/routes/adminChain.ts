@@ -17,19 +17,17 @@
  *   (an empty list pauses it); `get_info` reports the chain tip as header and block tip.
  * @module
  */
-import { NoBuiltInMinerError } from '../chain/blockProducer.js';
-import type { AppDeps } from '../app.js';
-import { RuleError } from '../chain/rules/errors.js';
+import type { AppDeps } from '../deps.js';
 import { encodeGlobalParamValue, GLOBAL_PARAM_SPECS } from '../chain/rules/globalParams.js';
-import { publicKeyForUsername } from '../chain/state/profiles.js';
 import type { StateView } from '../chain/state/view.js';
 import { decodeTxn } from '../chain/txn/envelope.js';
 import type { TxnMetadata } from '../chain/txn/metadata.js';
 import { adminRoute } from '../http/adminAuth.js';
-import { ApiError, badRequest } from '../http/errors.js';
+import { badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';
 import { out, v, ValidationError, type Optional, type Schema } from '../http/schema.js';
-import { encodePublicKey, PUBLIC_KEY_STRING_START } from '../keys/index.js';
+import { encodePublicKey } from '../keys/index.js';
+import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
 import { txnString } from '../social/spendingLimitResponse.js';
 import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
@@ -159,15 +157,13 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
     }
   };
 
-  /** Builds the unsigned transaction and connects it on the pending state as the updater would. */
-  const construct = async (prefix: string, updater: Uint8Array, metadata: TxnMetadata, extraData: Array<[Uint8Array, Uint8Array]>, body: FeeFields, pending: StateView) => {
+  /**
+   * Builds the unsigned transaction and connects it on the pending state as the updater would
+   * (a broken rule is a RuleError: the routes' `errorPrefixes` word it as the reference does).
+   */
+  const construct = async (updater: Uint8Array, metadata: TxnMetadata, extraData: Array<[Uint8Array, Uint8Array]>, body: FeeFields, pending: StateView) => {
     const { constructed, fields } = await constructForRequest(deps, { publicKey: updater, metadata, extraData, fields: { ...body, ExtraData: {} } });
-    try {
-      await deps.chain.simulate(constructed.bytes, updater, pending);
-    } catch (e) {
-      if (e instanceof RuleError) throw badRequest(`${prefix}Problem creating transaction: ${e.message}`);
-      throw e;
-    }
+    await deps.chain.simulate(constructed.bytes, updater, pending);
     return fields;
   };
 
@@ -188,16 +184,10 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
     });
   };
 
-  /** The reference's rule: a public key iff it starts with this network's prefix and is long enough, else a username. */
+  /** A side of a swap, as public key or username (social/keyOrUsername.ts), with the reference's wording. */
   const keyOrUsername = async (pending: StateView, s: string, field: string): Promise<Uint8Array> => {
-    const P = 'getPublicKeyFromUsernameOrPublicKeyString';
     if (s.length === 0) throw badRequest(`SwapIdentity: ${field} is empty; give a username or a public key`);
-    if (s.startsWith(PUBLIC_KEY_STRING_START[network]) && s.length >= 33) {
-      return decodeKeyOr400(s, network, field, P);
-    }
-    const pk = await publicKeyForUsername(pending, s);
-    if (pk === undefined) throw badRequest(`${P}: Profile with username ${s} does not exist`);
-    return pk;
+    return resolvePublicKeyOrUsername(pending, s, network, field, 'getPublicKeyFromUsernameOrPublicKeyString: ');
   };
 
   return [
@@ -207,6 +197,8 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       level: 'admin',
       body: nodeControlBody,
       response: nodeControlResponse,
+      // update_miner on a node without a built-in miner (400), or one shutting down (503).
+      errorPrefixes: { 'MINER_*': 'NodeControlRequest: ' },
       async handle({ body }) {
         const op = body.OperationType;
         if (!(OPERATION_TYPES as readonly string[]).includes(op)) {
@@ -246,14 +238,8 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
         // update_miner
         const list = body.MinerPublicKeys.trim();
         const keys = list === '' ? [] : list.split(',').map((s, i) => decodeKeyOr400(s.trim(), network, `MinerPublicKeys[${i}]`, 'NodeControlRequest: Problem decoding miner public key'));
-        try {
-          // For the whole node: the producer of the moment applies it, and any later one.
-          await deps.producer.setMiner(keys.length === 0 ? 'pause' : keys);
-        } catch (e) {
-          if (e instanceof NoBuiltInMinerError) throw badRequest(`NodeControlRequest: ${e.message}`);
-          if (e instanceof Error && /shut down/.test(e.message)) throw new ApiError(503, 'NodeControlRequest: the node is shutting down');
-          throw e;
-        }
+        // For the whole node: the producer of the moment applies it, and any later one.
+        await deps.producer.setMiner(keys.length === 0 ? 'pause' : keys);
         return empty();
       },
     }),
@@ -296,6 +282,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       level: 'superAdmin',
       body: updateGlobalParamsBody,
       response: paramUpdaterTxnResponse,
+      errorPrefixes: { 'RuleError*': 'UpdateGlobalParams: Problem creating transaction: ' },
       async handle({ body }) {
         const P = 'UpdateGlobalParams: ';
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', `${P}Problem decoding updater base58 public key`);
@@ -310,7 +297,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
           const given = spec.request === 'int64' ? value >= 0n : value > 0n;
           if (given && value !== current[spec.field]) extraData.push([utf8(spec.extraDataKey), encodeGlobalParamValue(spec, value)]);
         }
-        const fields = await construct(P, updater, { type: 'UPDATE_GLOBAL_PARAMS' }, extraData, body, pending);
+        const fields = await construct(updater, { type: 'UPDATE_GLOBAL_PARAMS' }, extraData, body, pending);
         return txnResponse(fields);
       },
     }),
@@ -320,6 +307,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
       level: 'superAdmin',
       body: swapIdentityBody,
       response: paramUpdaterTxnResponse,
+      errorPrefixes: { 'RuleError*': 'SwapIdentity: Problem creating transaction: ' },
       async handle({ body }) {
         const P = 'SwapIdentity: ';
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', `${P}Problem decoding updater base58 public key`);
@@ -327,7 +315,7 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
         const pending = await deps.chain.pendingView();
         const from = await keyOrUsername(pending, body.FromUsernameOrPublicKeyBase58Check, 'FromUsernameOrPublicKeyBase58Check');
         const to = await keyOrUsername(pending, body.ToUsernameOrPublicKeyBase58Check, 'ToUsernameOrPublicKeyBase58Check');
-        const fields = await construct(P, updater, { type: 'SWAP_IDENTITY', fromPublicKey: from, toPublicKey: to }, [], body, pending);
+        const fields = await construct(updater, { type: 'SWAP_IDENTITY', fromPublicKey: from, toPublicKey: to }, [], body, pending);
         return txnResponse(fields);
       },
     }),

@@ -9,7 +9,7 @@
  * echoed in errors. The reference's hot-feed op is not written: this node has no hot feed.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getPost, type PostRecord } from '../chain/state/posts.js';
 import { adminRoute } from '../http/adminAuth.js';
 import { badRequest, notFound } from '../http/errors.js';

@@ -9,7 +9,7 @@
  * profile can be black/gray/whitelisted (the reference needs a profile for its audit log).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { isValidUsername, PROFILE_LIMITS } from '../chain/rules/profiles.js';
@@ -33,7 +33,7 @@ import {
   type FilterList,
 } from '../social/userMetadata.js';
 import { keySetJson } from '../social/users.js';
-import { grantVerification, removeVerification, verificationAuditLogs, VerificationError, verifiedUsernames } from '../social/verification.js';
+import { grantVerification, removeVerification, verificationAuditLogs, verifiedUsernames } from '../social/verification.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 export const adminUpdateUserGlobalMetadataBody = v.object({
@@ -331,16 +331,12 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
       level: 'superAdmin',
       body: adminRemoveVerificationBadgeBody,
       response: messageResponse,
+      errorPrefixes: { VERIFICATION_NEVER_GRANTED: 'AdminRemoveVerificationBadge: ' },
       async handle({ body }, admin) {
         const P = 'AdminRemoveVerificationBadge';
         const username = body.UsernameForWhomToRemoveVerification;
         const { pk33, state } = await profileForBadge(username, P, 'Username has no associated underlying publickey');
-        try {
-          await removeVerification(deps.store, { username, publicKey: pk33, verifier: admin, verifierUsername: await usernameOf(state, admin, network), nowNanos: nowNanos() });
-        } catch (e) {
-          if (e instanceof VerificationError) throw badRequest(`${P}: ${e.message}; nothing to remove`);
-          throw e;
-        }
+        await removeVerification(deps.store, { username, publicKey: pk33, verifier: admin, verifierUsername: await usernameOf(state, admin, network), nowNanos: nowNanos() });
         return json({ Message: `Successfully removed verification badge for: ${username}` });
       },
     }),

@@ -1,22 +1,27 @@
 /**
- * Routes of this area: buy-or-sell-creator-coin (reference backend `BuyOrSellCreatorCoin`).
- * The expected amounts come from connecting the constructed transaction to the pending state
- * (tip + mempool) with the chain's own rules, as the reference does, and reading what changed.
+ * Routes of this area: buy-or-sell-creator-coin (reference backend `BuyOrSellCreatorCoin`) and
+ * transfer-creator-coin (`TransferCreatorCoin`, social-graph.md §7.3). A trade's expected
+ * amounts come from connecting the constructed transaction to the pending state (tip +
+ * mempool) with the chain's own rules, as the reference does, and reading what changed
+ * (services/creatorCoins.ts); a transfer is only built (its rules run when the signed
+ * transaction is submitted).
  *
  * Request fields keep the reference's names (`DeSoToSellNanos`, …); the spec's `Native`
  * spellings are accepted too. Response fields use the spec's spelling (`ExpectedNativeReturnedNanos`).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
+import { CREATOR_COIN_PARAMS } from '../chain/rules/creatorCoins.js';
 import { RuleError } from '../chain/rules/errors.js';
 import { getBalance } from '../chain/state/balances.js';
 import { creatorCoinBalance } from '../chain/state/creatorCoins.js';
+import { publicKeyForUsername } from '../chain/state/profiles.js';
 import { CreatorCoinOperation } from '../chain/txn/metadata.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
-import type { Constructed } from '../chain/construct.js';
 import { CONSTRUCTED_WITH_SPEND, constructedResponse, constructFields, constructForRequest } from './constructed.js';
+import { out, v } from '../http/schema.js';
+import { expectedTrade } from '../services/creatorCoins.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 export const buyOrSellCreatorCoinBody = v.object({
@@ -42,35 +47,21 @@ export const buyOrSellCreatorCoinResponse = constructedResponse('BuyOrSellCreato
   FounderRewardGeneratedNanos: out.uint64('A buy: creator coin minted to the creator (0 under the current rules)'),
 });
 
+export const transferCreatorCoinBody = v.object({
+  SenderPublicKeyBase58Check: v.optional(v.string({ maxLength: 200 }), ''),
+  CreatorPublicKeyBase58Check: v.optional(v.string({ maxLength: 200 }), ''),
+  /** A username when at most MAX_USERNAME_LENGTH characters, else a public key (reference). */
+  ReceiverUsernameOrPublicKeyBase58Check: v.optional(v.string({ maxLength: 200 }), ''),
+  CreatorCoinToTransferNanos: v.optional(v.uint64(), 0n),
+  ...constructFields,
+});
+
+export const transferCreatorCoinResponse = constructedResponse('TransferCreatorCoinResponse', CONSTRUCTED_WITH_SPEND);
+
+/** Core's MaxUsernameLengthBytes: a shorter receiver string cannot be a public key. */
+const MAX_USERNAME_LENGTH = 25;
+
 const either = (reference: bigint, spec: bigint): bigint => (spec > 0n ? spec : reference);
-
-interface Expected {
-  nativeReturnedNanos: bigint;
-  creatorCoinReturnedNanos: bigint;
-  /** Creator coin minted to the creator by someone else's buy (core's coin founder reward). */
-  founderRewardCoinNanos: bigint;
-}
-
-/**
- * Connects the unsigned transaction to the pending state and measures the trade: coins the
- * transactor and the creator gained (buy), or native the transactor received (sell: its
- * balance change plus what the transaction paid in fee and to others).
- */
-async function expectedOutcome(deps: AppDeps, c: Constructed, updater: Uint8Array, creator: Uint8Array): Promise<Expected> {
-  const pending = await deps.chain.pendingView();
-  const coinsBefore = await creatorCoinBalance(pending, updater, creator);
-  const creatorCoinsBefore = await creatorCoinBalance(pending, creator, creator);
-  const nativeBefore = await getBalance(pending, updater);
-  const view = await deps.chain.simulate(c.bytes, updater, pending);
-  const paidOut = c.fields.outputs.filter((o) => Buffer.compare(o.publicKey, updater) !== 0).reduce((sum, o) => sum + o.amountNanos, 0n);
-  const nativeChange = (await getBalance(view, updater)) - nativeBefore + c.feeNanos + paidOut;
-  const selfTrade = Buffer.compare(updater, creator) === 0;
-  return {
-    nativeReturnedNanos: nativeChange > 0n ? nativeChange : 0n,
-    creatorCoinReturnedNanos: (await creatorCoinBalance(view, updater, creator)) - coinsBefore,
-    founderRewardCoinNanos: selfTrade ? 0n : (await creatorCoinBalance(view, creator, creator)) - creatorCoinsBefore,
-  };
-}
 
 export function creatorCoinRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
@@ -81,6 +72,7 @@ export function creatorCoinRoutes(deps: AppDeps): Route[] {
       summary: 'Construct a CREATOR_COIN buy or sell with its expected outcome (reference backend BuyOrSellCreatorCoin); sign and submit it',
       body: buyOrSellCreatorCoinBody,
       response: buyOrSellCreatorCoinResponse,
+      errorPrefixes: { CREATOR_COIN_TRADE_REFUSED: 'BuyOrSellCreatorCoin: ' },
       async handle({ body }) {
         const updater = decodeKeyOr400(body.UpdaterPublicKeyBase58Check, network, 'UpdaterPublicKeyBase58Check', 'BuyOrSellCreatorCoin: Problem decoding updater public key');
         const creator = decodeKeyOr400(body.CreatorPublicKeyBase58Check, network, 'CreatorPublicKeyBase58Check', 'BuyOrSellCreatorCoin: Problem decoding creator public key');
@@ -109,19 +101,54 @@ export function creatorCoinRoutes(deps: AppDeps): Route[] {
           // A buy spends the native it sells on top of fee and outputs.
           extraSpendNanos: op === 'buy' ? desoToSell : 0n,
         });
-        let expected: Expected;
-        try {
-          expected = await expectedOutcome(deps, constructed, updater, creator);
-        } catch (e) {
-          if (e instanceof RuleError) throw badRequest(`BuyOrSellCreatorCoin: Problem connecting ${op} transaction: ${e.message}`);
-          throw e;
-        }
+        const expected = await expectedTrade(deps, constructed, { updater, creator, op });
         return json({
           ExpectedNativeReturnedNanos: op === 'sell' ? expected.nativeReturnedNanos : 0n,
           ExpectedCreatorCoinReturnedNanos: op === 'buy' ? expected.creatorCoinReturnedNanos : 0n,
           // As the reference: the founder reward minted in creator coin, which core stopped
           // minting when founder rewards moved to native coin (so 0 under the current rules).
           FounderRewardGeneratedNanos: op === 'buy' ? expected.founderRewardCoinNanos : 0n,
+          SpendAmountNanos: fields.SpendAmountNanos,
+          TotalInputNanos: fields.TotalInputNanos,
+          ChangeAmountNanos: fields.ChangeAmountNanos,
+          FeeNanos: fields.FeeNanos,
+          Transaction: fields.Transaction,
+          TransactionHex: fields.TransactionHex,
+          TxnHashHex: fields.TxnHashHex,
+        });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/transfer-creator-coin',
+      summary: 'Construct a CREATOR_COIN_TRANSFER: creator coin from the sender to a receiver (a username or a public key); sign and submit it',
+      body: transferCreatorCoinBody,
+      response: transferCreatorCoinResponse,
+      async handle({ body }) {
+        if (body.SenderPublicKeyBase58Check === '' || body.CreatorPublicKeyBase58Check === '' || body.ReceiverUsernameOrPublicKeyBase58Check === '') {
+          throw badRequest('TransferCreatorCoin: Must provide a sender, a creator, and a receiver.');
+        }
+        const sender = decodeKeyOr400(body.SenderPublicKeyBase58Check, network, 'SenderPublicKeyBase58Check', 'TransferCreatorCoin: Problem decoding sender public key');
+        const creator = decodeKeyOr400(body.CreatorPublicKeyBase58Check, network, 'CreatorPublicKeyBase58Check', 'TransferCreatorCoin: Problem decoding creator public key');
+        const given = body.ReceiverUsernameOrPublicKeyBase58Check;
+        let receiver: Uint8Array;
+        if (given.length <= MAX_USERNAME_LENGTH) {
+          const pk = await publicKeyForUsername(await deps.chain.pendingView(), given);
+          if (pk === undefined) throw badRequest(`TransferCreatorCoin: Problem getting profile for username: <nil> : ${given}`);
+          receiver = pk;
+        } else {
+          receiver = decodeKeyOr400(given, network, 'ReceiverUsernameOrPublicKeyBase58Check', 'TransferCreatorCoin: Problem decoding receiver public key');
+        }
+        if (Buffer.compare(sender, receiver) === 0) throw badRequest('TransferCreatorCoin: Sender and receiver cannot be the same.');
+        const threshold = CREATOR_COIN_PARAMS.autoSellThresholdNanos;
+        // "greater than" in the reference's words; the threshold itself passes (as core's rule).
+        if (body.CreatorCoinToTransferNanos < threshold) throw badRequest(`TransferCreatorCoin: CreatorCoinToTransferNanos must be greater than ${threshold} nanos`);
+        const { fields } = await constructForRequest(deps, {
+          publicKey: sender,
+          metadata: { type: 'CREATOR_COIN_TRANSFER', profilePublicKey: creator, creatorCoinToTransferNanos: body.CreatorCoinToTransferNanos, receiverPublicKey: receiver },
+          fields: body,
+        });
+        return json({
           SpendAmountNanos: fields.SpendAmountNanos,
           TotalInputNanos: fields.TotalInputNanos,
           ChangeAmountNanos: fields.ChangeAmountNanos,

@@ -8,35 +8,33 @@
  * (or NOT_VALID with DeleteKey) and the owner's access signature in the metadata; ExtraData
  * `TransactionSpendingLimit` (the limit bytes as given), `DerivedKeyMemo` (hex of Memo, else
  * AppName) and, with DerivedKeySignature, `DerivedPublicKey` (the derived key will sign; only
- * then is the access signature checked here, as the reference does). The chain rules
- * (chain/rules/derivedKeys.ts) decide at submit time.
+ * then is the access signature checked before construction, services/derivedKeys.ts, as the
+ * reference does). The chain rules (chain/rules/derivedKeys.ts) decide at submit time.
  *
  * Error texts keep the reference's wording after `AuthorizeDerivedKey: `, but never echo a key
  * string back: a private key pasted by mistake must not reach logs.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { txnJson } from '../chain/json.js';
 import { getDerivedKey } from '../chain/state/derivedKeys.js';
 import { chainKeys, type TipRecord } from '../chain/state/keys.js';
-import { accessBytes, DERIVED_KEY_MEMO_EXTRA, TRANSACTION_SPENDING_LIMIT_EXTRA } from '../chain/rules/derivedKeys.js';
+import { DERIVED_KEY_MEMO_EXTRA, TRANSACTION_SPENDING_LIMIT_EXTRA } from '../chain/rules/derivedKeys.js';
 import { DERIVED_PUBLIC_KEY_EXTRA } from '../chain/rules/signatures.js';
-import { TxnDecodeError } from '../chain/txn/errors.js';
 import { AuthorizeDerivedKeyOperation, type AuthorizeDerivedKeyMetadata } from '../chain/txn/metadata.js';
 import { decodeSpendingLimit, emptySpendingLimit, encodeSpendingLimit, type TransactionSpendingLimit } from '../chain/txn/spendingLimit.js';
-import { decodeDerSignature } from '../chain/txn/derSignature.js';
-import { badRequest } from '../http/errors.js';
+import { badRequest, type ErrorPrefixes } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
 import { transactionSpendingLimitSchema, userDerivedKeySchema } from './responses.js';
-import { sha256d } from '../../wasm/hash.js';
+import { out, v } from '../http/schema.js';
 import { toHex } from '../hex.js';
 import { metamaskAccessBytes } from '../social/metamaskAccessBytes.js';
 import { cachedRoute } from '../http/readCache.js';
-import { SpendingLimitRequestError, spendingLimitFromJson, transactionSpendingLimitJson, type TransactionSpendingLimitJson } from '../social/spendingLimitRequest.js';
+import { spendingLimitFromJson, transactionSpendingLimitJson, type TransactionSpendingLimitJson } from '../social/spendingLimitRequest.js';
 import { transactionSpendingLimitResponse } from '../social/spendingLimitResponse.js';
 import { userDerivedKeyResponse } from '../social/users.js';
 import { CONSTRUCTED_WITH_SPEND, constructedResponse, constructFields, constructForRequest } from './constructed.js';
+import { checkAuthorization } from '../services/derivedKeys.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 const PREFIX = 'AuthorizeDerivedKey';
@@ -86,20 +84,14 @@ const MAX_LIMIT_HEX_CHARS = 200_000;
 
 export function derivedKeyRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
-  /** The client's limit as the chain's, or a 400 under `prefix` (the reference's wording). */
-  const limitOf = (j: TransactionSpendingLimitJson | undefined, prefix: string): TransactionSpendingLimit => {
-    try {
-      return j === undefined ? emptySpendingLimit() : spendingLimitFromJson(j, network);
-    } catch (e) {
-      if (e instanceof SpendingLimitRequestError) throw badRequest(`${prefix}: Error parsing transaction spending limit from response: ${e.message}`);
-      throw e;
-    }
-  };
+  /** The client's limit as the chain's (SPENDING_LIMIT_REQUEST_INVALID when it cannot be one). */
+  const limitOf = (j: TransactionSpendingLimitJson | undefined): TransactionSpendingLimit => (j === undefined ? emptySpendingLimit() : spendingLimitFromJson(j, network));
+  /** The reference's wording of a limit that cannot be one, under each route's prefix. */
+  const limitErrors = (prefix: string): ErrorPrefixes => ({ SPENDING_LIMIT_REQUEST_INVALID: `${prefix}: Error parsing transaction spending limit from response: ` });
   const keyOr400 = (value: string, field: string, message: string): Uint8Array => decodeKeyOr400(value, network, field, message);
 
   const decodeKey = (value: string, what: string, field: string): Uint8Array =>
     decodeKeyOr400(value, deps.config.network, field, `${PREFIX}: Problem decoding ${what} public key`);
-  const cannotCreate = (why: string): Error => badRequest(`${PREFIX}: Problem creating transaction: ${why}`);
 
   return [
     route({
@@ -108,6 +100,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       summary: 'Construct an AUTHORIZE_DERIVED_KEY: let a derived key sign for the owner within a spending limit (reference §4.2)',
       body: authorizeDerivedKeyBody,
       response: authorizeDerivedKeyResponse,
+      errorPrefixes: { DERIVED_KEY_AUTHORIZATION_INVALID: `${PREFIX}: Problem creating transaction: ` },
       async handle({ body }) {
         if (body.OwnerPublicKeyBase58Check === '' || body.DerivedPublicKeyBase58Check === '') throw badRequest(`${PREFIX}: Must provide an owner and a derived key.`);
         const owner = decodeKey(body.OwnerPublicKeyBase58Check, 'owner', 'OwnerPublicKeyBase58Check');
@@ -117,22 +110,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
         if (accessSignature === null) throw badRequest(`${PREFIX}: Couldn't decode access signature.`);
         const limitBytes = hexBytes(body.TransactionSpendingLimitHex);
         if (limitBytes === null) throw badRequest(`${PREFIX}: Couldn't decode transaction spending limit hex.`);
-        if (limitBytes.length > 0) {
-          try {
-            decodeSpendingLimit(limitBytes);
-          } catch (e) {
-            if (e instanceof TxnDecodeError) throw cannotCreate(`Problem decoding transaction spending limit: ${e.message}`);
-            throw e;
-          }
-        }
-
-        const tip = await deps.chain.tip();
-        // The transaction is mined at tip + 1 at the earliest; the key must outlive that block.
-        if (body.ExpirationBlock <= tip.height + 1n) throw cannotCreate('Expired access signature');
-        if (body.DerivedKeySignature) {
-          if (limitBytes.length === 0) throw cannotCreate('a transaction the derived key signs needs TransactionSpendingLimitHex, which the access signature covers');
-          await checkAccessSignature(deps, owner, derived, body.ExpirationBlock, limitBytes, accessSignature, cannotCreate);
-        }
+        await checkAuthorization(deps, { owner, derived, expirationBlock: body.ExpirationBlock, limitBytes, accessSignature, derivedKeySignature: body.DerivedKeySignature });
 
         const metadata: AuthorizeDerivedKeyMetadata = {
           type: 'AUTHORIZE_DERIVED_KEY',
@@ -147,13 +125,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
         if (memo !== '') extraData.push([utf8(DERIVED_KEY_MEMO_EXTRA), utf8(Buffer.from(memo, 'utf8').toString('hex'))]);
         if (body.DerivedKeySignature) extraData.push([utf8(DERIVED_PUBLIC_KEY_EXTRA), derived]);
 
-        let r;
-        try {
-          r = await constructForRequest(deps, { publicKey: owner, metadata, extraData, fields: body });
-        } catch (e) {
-          if (e instanceof RangeError) throw cannotCreate(e.message);
-          throw e;
-        }
+        const r = await constructForRequest(deps, { publicKey: owner, metadata, extraData, fields: body });
         return json({
           SpendAmountNanos: 0,
           TotalInputNanos: r.fields.TotalInputNanos,
@@ -176,9 +148,10 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       summary: 'A spending limit as the hex the owner signs into the access bytes, and the MetaMask text of the access bytes (social-graph §1.1)',
       body: getAccessBytesBody,
       response: getAccessBytesResponse,
+      errorPrefixes: limitErrors('GetAccessBytes'),
       handle({ body }) {
         const derived = keyOr400(body.DerivedPublicKeyBase58Check, 'DerivedPublicKeyBase58Check', 'GetAccessBytes: Problem decoding derived public key');
-        const limit = limitOf(body.TransactionSpendingLimit, 'GetAccessBytes');
+        const limit = limitOf(body.TransactionSpendingLimit);
         return json({
           TransactionSpendingLimitHex: toHex(encodeSpendingLimit(limit)),
           AccessBytesHex: toHex(metamaskAccessBytes(derived, body.ExpirationBlock, limit, network)),
@@ -191,8 +164,9 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       summary: 'A spending limit as its hex (the bytes get-access-bytes answers; social-graph §1.2)',
       body: getTransactionSpendingLimitHexStringBody,
       response: spendingLimitHexResponse,
+      errorPrefixes: limitErrors('GetTransactionSpendingLimitHexString'),
       handle({ body }) {
-        return json({ HexString: toHex(encodeSpendingLimit(limitOf(body.TransactionSpendingLimit, 'GetTransactionSpendingLimitHexString'))) });
+        return json({ HexString: toHex(encodeSpendingLimit(limitOf(body.TransactionSpendingLimit))) });
       },
     }),
     route({
@@ -200,6 +174,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       path: '/get-transaction-spending-limit-response-from-hex/:TransactionSpendingLimitHex',
       summary: 'A spending limit hex read back as JSON (the bare limit object; ?blockHeight= is accepted, every height has the current encoding; social-graph §1.3)',
       response: transactionSpendingLimitSchema,
+      errorPrefixes: { TXN_MALFORMED: 'GetTransactionSpendingLimitResponseFromHex: Error constructing TransactionSpendingLimit from bytes: ' },
       handle({ params, query }) {
         const prefix = 'GetTransactionSpendingLimitResponseFromHex';
         const text = params['TransactionSpendingLimitHex'] ?? '';
@@ -214,13 +189,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
           }
           if (BigInt(height) < 0n) throw badRequest(`${prefix}: blockHeight query param must be uint64`);
         }
-        let limit: TransactionSpendingLimit;
-        try {
-          limit = decodeSpendingLimit(new Uint8Array(Buffer.from(text, 'hex')));
-        } catch (e) {
-          if (e instanceof TxnDecodeError) throw badRequest(`${prefix}: Error constructing TransactionSpendingLimit from bytes: ${e.message}`);
-          throw e;
-        }
+        const limit = decodeSpendingLimit(new Uint8Array(Buffer.from(text, 'hex')));
         return json(transactionSpendingLimitResponse(limit, network));
       },
     }),
@@ -242,28 +211,4 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
       },
     }),
   ];
-}
-
-/** The owner's DER signature over sha256d(access bytes), verified in the crypto pool. */
-async function checkAccessSignature(
-  deps: AppDeps,
-  owner: Uint8Array,
-  derived: Uint8Array,
-  expirationBlock: bigint,
-  limitBytes: Uint8Array,
-  signature: Uint8Array,
-  cannotCreate: (why: string) => Error,
-): Promise<void> {
-  let compact: Uint8Array;
-  try {
-    const sig = decodeDerSignature(signature);
-    if (sig.recoveryId !== null) throw cannotCreate('Problem verifying access signature: expected a DER signature (header 0x30)');
-    compact = sig.compact;
-  } catch (e) {
-    if (e instanceof TxnDecodeError) throw cannotCreate(`Problem verifying access signature: ${e.message}`);
-    throw e;
-  }
-  const hash = sha256d(accessBytes(derived, expirationBlock, limitBytes));
-  const [result] = await deps.crypto.verifySignatures([{ publicKey: owner, hash, signature: compact, lowS: false }]);
-  if (!result?.ok || !result.value) throw cannotCreate('Problem verifying access signature: it is not the owner\'s signature over the derived key, expiration block and spending limit');
 }

@@ -8,7 +8,7 @@
  * is never echoed (it could be a private key pasted by mistake), nor is a malformed post hash.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getProfileByUsername } from '../chain/state/profiles.js';
 import type { TxnOutput } from '../chain/txn/envelope.js';
 import { badRequest } from '../http/errors.js';

@@ -15,7 +15,7 @@
  * `InGlobalFeed`. `Comments` stay null (the reference returns none here either).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getPost, type PostRecord } from '../chain/state/posts.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
@@ -99,7 +99,7 @@ export function feedRoutes(deps: AppDeps, followedBy?: FollowedBy): Route[] {
           throw badRequest(`${P}Must provide PostHashHex when NumToFetch is 1`);
         }
 
-        const reads = new PostReads({ deps, state, tipHeight: tip.height, reader, addGlobalFeedBool: body.AddGlobalFeedBool });
+        const reads = new PostReads({ deps, state, tipHeight: tip.height, mined: deps.store, reader, addGlobalFeedBool: body.AddGlobalFeedBool });
         const pageReq = { start, numToFetch, mediaRequired: body.MediaRequired };
         let page: FeedPost[];
         // No post on this chain is an NFT.

@@ -5,7 +5,7 @@
  * indexes through server/social/follows.ts.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
 import { cachedRoute } from '../http/readCache.js';
 import { json, route, type Route } from '../http/route.js';

@@ -10,7 +10,7 @@
  * under `--check-responses`. identity/frames.ts parses the envelope, identity/service.ts each
  * method's payload.
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { json, route, type Route } from '../http/route.js';
 import { answerFrame } from '../http/identityFrames.js';
 import type { WebSocketDoc } from '../http/openapi.js';

@@ -1,5 +1,5 @@
 /** Every API area's route table; the router mounts them all under /api/v0 and bare. */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { area, type Route } from '../http/route.js';
 import { adminChainRoutes } from './adminChain.js';
 import { accessGroupRoutes } from './accessGroups.js';
@@ -14,6 +14,7 @@ import { followPage } from '../chain/state/follows.js';
 import { MAX_FOLLOWED_READ } from '../social/postReads.js';
 import { feedRoutes } from './feed.js';
 import { followRoutes } from './follows.js';
+import { holderRoutes } from './holders.js';
 import { identityRoutes } from './identity.js';
 import { likeRoutes } from './likes.js';
 import { messageRoutes } from './messages.js';
@@ -21,6 +22,7 @@ import { messageReadRoutes } from './messageReads.js';
 import { metaRoutes } from './meta.js';
 import { minerRoutes } from './miner.js';
 import { nodeRoutes } from './node.js';
+import { notificationRoutes } from './notifications.js';
 import { orderBookRoutes } from './orderBook.js';
 import { postRoutes } from './posts.js';
 import { postReadRoutes } from './postReads.js';
@@ -36,7 +38,7 @@ export const AREAS = [
   { name: 'Identity', description: 'The identity frame API (also a WebSocket: see x-websockets)' },
   { name: 'Transactions', description: 'Submit signed transactions, find them, send the native coin' },
   { name: 'Mining', description: 'Block templates and solved headers (also a WebSocket feed: see x-websockets)' },
-  { name: 'Users', description: 'Users, profiles, profile pictures, node-local user metadata and blocking' },
+  { name: 'Users', description: 'Users, profiles, profile pictures, coin holders, node-local user metadata and blocking' },
   { name: 'Posts', description: 'Posts, comments, reposts, feeds' },
   { name: 'Follows', description: 'Follow and unfollow, followers and followed keys' },
   { name: 'Likes', description: 'Likes and likers' },
@@ -48,6 +50,7 @@ export const AREAS = [
   { name: 'Messages', description: 'Direct and group-chat messages' },
   { name: 'Referrals', description: 'Referral codes' },
   { name: 'Tutorial', description: 'The onboarding tutorial' },
+  { name: 'Notifications', description: 'A user’s notifications and their read state' },
   { name: 'Admin', description: 'Node administration: credentials of an admin of this node in the body' },
 ] as const;
 export type AreaName = (typeof AREAS)[number]['name'];
@@ -81,5 +84,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Admin', adminChainRoutes(deps)),
     tag('Follows', followRoutes(deps)),
     tag('Likes', likeRoutes(deps)),
+    tag('Users', holderRoutes(deps)),
+    tag('Notifications', notificationRoutes(deps)),
   ];
 }

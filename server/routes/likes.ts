@@ -4,7 +4,7 @@
  * here); `get-likes-for-post` reads a post's likers through server/social/likes.ts.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
 import { cachedRoute } from '../http/readCache.js';
 import { json, route, type Route } from '../http/route.js';

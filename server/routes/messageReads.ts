@@ -6,7 +6,7 @@
  * message shows as soon as its transaction is accepted. Paging and shaping: social/messages.ts.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { groupId, type GroupId } from '../chain/state/accessGroups.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';

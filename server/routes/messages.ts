@@ -8,7 +8,7 @@
  * `Transaction.TxnMeta.TimestampNanos`); the reference's `TstampNanos` response field is always 0.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { txnJson } from '../chain/json.js';
 import { padGroupKeyName } from '../chain/state/accessGroups.js';
 import { NewMessageOperation, NewMessageType, type NewMessageMetadata } from '../chain/txn/metadata.js';

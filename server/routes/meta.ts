@@ -1,5 +1,5 @@
 /** Meta data routes, spec §4.9 (reference §2.6). */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { ApiError } from '../http/errors.js';
 import { json, raw, route, type Route } from '../http/route.js';
 import { out, v } from '../http/schema.js';

@@ -3,7 +3,7 @@
  * miners and their solved headers. Byte arrays travel as base64, as Go's encoding/json writes
  * them; `Header` is also accepted as hex.
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { out, v } from '../http/schema.js';

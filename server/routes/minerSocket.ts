@@ -14,7 +14,7 @@
  * @module
  */
 import type { Logger } from 'pino';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { MinerFeed, FeedSocket } from '../chain/minerFeed.js';
 import { badRequest, toErrorReply } from '../http/errors.js';
 import { parseJsonText } from '../jsonText.js';

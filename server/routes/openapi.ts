@@ -5,7 +5,7 @@
  * @module
  */
 import { createRequire } from 'node:module';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { openApiDocument } from '../http/openapi.js';
 import { parseRateLimits } from '../http/rateClasses.js';
 import { raw, route, type Route } from '../http/route.js';

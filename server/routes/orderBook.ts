@@ -12,14 +12,15 @@
  * State: `TxnStatus` as in the reference — absent, `""` or `InMempool` reads the pending view
  * (tip plus mempool, so an order shows as soon as it is accepted), `Committed` the mined state.
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { IndexedStateReader } from '../chain/state/daoCoins.js';
 import { cachedRoute, type ChainReads } from '../http/readCache.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
 import { daoCoinLimitOrderEntrySchema } from './responses.js';
-import { isNativeIdentifier, MAX_ORDERS_PER_PAGE, pairOrders, pairOrdersPage, resolveCoin, resolveUser, transactorOrders } from '../social/orderBook.js';
+import { out, v } from '../http/schema.js';
+import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
+import { isNativeIdentifier, MAX_ORDERS_PER_PAGE, pairOrders, pairOrdersPage, resolveCoin, transactorOrders } from '../social/orderBook.js';
 
 const ID = { maxLength: 200 };
 const TXN_STATUSES = ['InMempool', 'Committed'] as const;
@@ -91,8 +92,8 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
         }
         const state = await stateFor(chainState, body.TxnStatus, P);
         const [pk1, pk2] = await Promise.all([
-          resolveCoin(state, coin1, network, `${P}Invalid DAOCoin1CreatorPublicKeyBase58CheckOrUsername: `),
-          resolveCoin(state, coin2, network, `${P}Invalid DAOCoin2CreatorPublicKeyBase58CheckOrUsername: `),
+          resolveCoin(state, coin1, network, 'DAOCoin1CreatorPublicKeyBase58CheckOrUsername', `${P}Invalid DAOCoin1CreatorPublicKeyBase58CheckOrUsername: `),
+          resolveCoin(state, coin2, network, 'DAOCoin2CreatorPublicKeyBase58CheckOrUsername', `${P}Invalid DAOCoin2CreatorPublicKeyBase58CheckOrUsername: `),
         ]);
         if (body.NumToFetch === undefined) {
           if (body.StartAfter !== undefined) throw badRequest(`${P}StartAfter needs NumToFetch (the page size)`);
@@ -113,10 +114,10 @@ export function orderBookRoutes(deps: AppDeps): Route[] {
         const given = firstGiven([body.TransactorPublicKeyBase58CheckOrUsername, body.TransactorPublicKeyBase58Check], 'TransactorPublicKeyBase58CheckOrUsername', P);
         if (given === '') throw badRequest(`${P}must provide a TransactorPublicKeyBase58CheckOrUsername`);
         const state = await stateFor(chainState, body.TxnStatus, P);
-        const transactor = await resolveUser(state, given, network, `${P}Invalid TransactorPublicKeyBase58CheckOrUsername: `);
+        const transactor = await resolvePublicKeyOrUsername(state, given, network, 'TransactorPublicKeyBase58CheckOrUsername', `${P}Invalid TransactorPublicKeyBase58CheckOrUsername: `);
         // Filters: "" (or absent) means no filter here, as in the reference; "DESO" is the native coin.
         const filterCoin = async (s: string, field: string): Promise<Uint8Array | undefined> =>
-          s === '' ? undefined : resolveCoin(state, s, network, `${P}Invalid ${field}: `);
+          s === '' ? undefined : resolveCoin(state, s, network, field, `${P}Invalid ${field}: `);
         const [buying, selling] = await Promise.all([
           filterCoin(body.BuyingCoinPublicKeyBase58Check, 'BuyingCoinPublicKeyBase58Check'),
           filterCoin(body.SellingCoinPublicKeyBase58Check, 'SellingCoinPublicKeyBase58Check'),

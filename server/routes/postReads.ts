@@ -2,13 +2,17 @@
  * Post reads (issue 21; reference social-graph.md §5, backend routes/post.go): get-single-post,
  * get-posts-for-public-key, get-reposts-for-post and get-quote-reposts-for-post, thin handlers
  * over server/social/postReads.ts. Every read sees the pending view (tip plus mempool), as the
- * reference's augmented view. Messages keep the reference's prefixes; inputs that fail to
- * decode are not echoed (a key field or a 64-hex hash field could hold a pasted private key).
+ * reference's augmented view. get-single-post and get-posts-for-public-key are cached
+ * (http/readCache.ts): they read chain state through their `ChainReads` only, and every
+ * node-local write they show (blocks, moderation, the global feed) bumps the flags counter.
+ * Messages keep the reference's prefixes; inputs that fail to decode are not echoed (a key
+ * field or a 64-hex hash field could hold a pasted private key).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getProfileByUsername } from '../chain/state/profiles.js';
 import { badRequest, notFound } from '../http/errors.js';
+import { cachedRoute, unrecordedChainReads, type ChainReads } from '../http/readCache.js';
 import { json, route, type Route } from '../http/route.js';
 import { out, v } from '../http/schema.js';
 import { postEntrySchema, profileEntrySchema } from './responses.js';
@@ -97,27 +101,28 @@ function postHashOr400(hex: string, prefix: string): Uint8Array {
 }
 
 /** The request's reads: one pending view and the tip it sits on. */
-async function postReads(deps: AppDeps, reader: Uint8Array | null, addGlobalFeedBool: boolean): Promise<PostReads> {
-  const [state, tip] = await Promise.all([deps.chain.pendingView(), deps.chain.tip()]);
-  return new PostReads({ deps, state, tipHeight: tip.height, reader, addGlobalFeedBool });
+async function postReads(deps: AppDeps, chainState: ChainReads, reader: Uint8Array | null, addGlobalFeedBool: boolean): Promise<PostReads> {
+  const { view, height } = await chainState.pendingPlaces();
+  return new PostReads({ deps, state: view, tipHeight: height - 1n, mined: chainState.mined(), reader, addGlobalFeedBool });
 }
 
 export function postReadRoutes(deps: AppDeps): Route[] {
   const network = deps.config.network;
   const readerOf = (s: string, prefix: string, what = 'user'): Uint8Array | null =>
     s === '' ? null : decodeKeyOr400(s, network, 'ReaderPublicKeyBase58Check', `${prefix}: Problem decoding ${what} public key`);
+  const live = unrecordedChainReads(deps);
   return [
-    route({
+    cachedRoute(deps, {
       method: 'POST',
       path: '/get-single-post',
       summary: 'A post with its poster’s profile, reader state, parents (FetchParents) and comment threads paged by CommentOffset/CommentLimit (reference GetSinglePost)',
       body: getSinglePostBody,
       response: getSinglePostResponse,
-      async handle({ body }) {
+      async handle({ body }, chainState) {
         const P = 'GetSinglePost';
         const postHash = postHashOr400(body.PostHashHex, P);
         const reader = readerOf(body.ReaderPublicKeyBase58Check, P);
-        const reads = await postReads(deps, reader, body.AddGlobalFeedBool);
+        const reads = await postReads(deps, chainState, reader, body.AddGlobalFeedBool);
         const found = await singlePost(reads, {
           postHash,
           fetchParents: body.FetchParents,
@@ -130,20 +135,20 @@ export function postReadRoutes(deps: AppDeps): Route[] {
         return json({ PostFound: found });
       },
     }),
-    route({
+    cachedRoute(deps, {
       method: 'POST',
       path: '/get-posts-for-public-key',
       summary: 'A user’s top-level posts (vanilla reposts included) newest first, paged by LastPostHashHex/NumToFetch (reference GetPostsForPublicKey)',
       body: getPostsForPublicKeyBody,
       response: getPostsForPublicKeyResponse,
       errors: { 404: 'No profile has that username' },
-      async handle({ body }) {
+      async handle({ body }, chainState) {
         const P = 'GetPostsForPublicKey';
         if (body.OnlyNFTs && body.OnlyPosts) throw badRequest(`${P}: OnlyNFTs and OnlyPosts can not be enabled both`);
         const reader = readerOf(body.ReaderPublicKeyBase58Check, P, 'reader');
         const lastPostHash = body.LastPostHashHex === '' ? null : postHashOr400(body.LastPostHashHex, P);
         // Posts-for-public-key always carries InGlobalFeed, as the reference.
-        const reads = await postReads(deps, reader, true);
+        const reads = await postReads(deps, chainState, reader, true);
         let poster: Uint8Array;
         if (body.PublicKeyBase58Check !== '') poster = decodeKeyOr400(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check', `${P}: Problem decoding user public key`);
         else {
@@ -164,7 +169,7 @@ export function postReadRoutes(deps: AppDeps): Route[] {
         const P = 'GetRepostsForPost';
         const postHash = postHashOr400(body.PostHashHex, P);
         const reader = readerOf(body.ReaderPublicKeyBase58Check, P);
-        const page = await repostersPage(await postReads(deps, reader, false), { postHash, offset: body.Offset, limit: body.Limit });
+        const page = await repostersPage(await postReads(deps, live, reader, false), { postHash, offset: body.Offset, limit: body.Limit });
         // `Reclouters` is the reference's deprecated copy.
         return json({ Reposters: page, Reclouters: page });
       },
@@ -179,7 +184,7 @@ export function postReadRoutes(deps: AppDeps): Route[] {
         const P = 'GetQuoteRepostsForPost';
         const postHash = postHashOr400(body.PostHashHex, P);
         const reader = readerOf(body.ReaderPublicKeyBase58Check, P);
-        const page = await quoteRepostsPage(await postReads(deps, reader, false), { postHash, offset: body.Offset, limit: body.Limit });
+        const page = await quoteRepostsPage(await postReads(deps, live, reader, false), { postHash, offset: body.Offset, limit: body.Limit });
         return json({ QuoteReposts: page, QuoteReclouts: page });
       },
     }),

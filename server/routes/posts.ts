@@ -7,7 +7,7 @@
  * `IsQuotedReclout`, 1 when the repost has a body or images of its own), as core reads it.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { POST_EXTRA_KEYS, POST_LIMITS } from '../chain/rules/posts.js';
 import { getPost, isVanillaRepost } from '../chain/state/posts.js';
 import { badRequest } from '../http/errors.js';
@@ -64,10 +64,13 @@ function goJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-/** The backend's cleanBody: the body JSON, refused when empty (unless a repost) or too long. */
-function cleanBody(b: BodyObj, isRepost: boolean): Uint8Array {
+/**
+ * The backend's cleanBody: the body JSON, refused (400, `context` before the backend's text)
+ * when empty (unless a repost) or too long.
+ */
+function cleanBody(b: BodyObj, isRepost: boolean, context: string): Uint8Array {
   if (b.Body === '' && b.ImageURLs.length === 0 && b.VideoURLs.length === 0 && !isRepost) {
-    throw new Error('SubmitPost: Body or Image or Video is required if not reposting.');
+    throw badRequest(`${context}SubmitPost: Body or Image or Video is required if not reposting.`);
   }
   // DeSoBodySchema's fields are all `omitempty`.
   const o: Partial<BodyObj> = {};
@@ -76,7 +79,7 @@ function cleanBody(b: BodyObj, isRepost: boolean): Uint8Array {
   if (b.VideoURLs.length > 0) o.VideoURLs = b.VideoURLs;
   const bytes = new TextEncoder().encode(goJson(o));
   if (bytes.length > POST_LIMITS.maxBodyBytes) {
-    throw new Error(`SubmitPost: Body is too long. Length is ${bytes.length} but must be no more than ${POST_LIMITS.maxBodyBytes}`);
+    throw badRequest(`${context}SubmitPost: Body is too long. Length is ${bytes.length} but must be no more than ${POST_LIMITS.maxBodyBytes}`);
   }
   return bytes;
 }
@@ -127,20 +130,10 @@ export function postRoutes(deps: AppDeps): Route[] {
               if (reposted !== undefined && isVanillaRepost(reposted)) throw badRequest('SubmitPost: Cannot repost a post that is a repost without a quote');
             } else isQuotedRepost = true;
           }
-          try {
-            bodyBytes = cleanBody(bodyObj, repostedHash !== null);
-          } catch (e) {
-            throw badRequest(`SubmitPost: Error validating body bytes: ${(e as Error).message}`);
-          }
+          bodyBytes = cleanBody(bodyObj, repostedHash !== null, 'SubmitPost: Error validating body bytes: ');
         } else {
           if (repostedHash !== null && bodyObj !== undefined && (bodyObj.Body !== '' || bodyObj.ImageURLs.length > 0)) isQuotedRepost = true;
-          if (bodyObj !== undefined) {
-            try {
-              bodyBytes = cleanBody(bodyObj, repostedHash !== null);
-            } catch (e) {
-              throw badRequest((e as Error).message);
-            }
-          }
+          if (bodyObj !== undefined) bodyBytes = cleanBody(bodyObj, repostedHash !== null, '');
         }
 
         // Consensus keys first (they win over PostExtraData and ExtraData of the same name).

@@ -5,7 +5,7 @@
  * URL of a png/jpeg/webp/gif and is stored as sent: this node does not re-encode it to webp.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getBalance } from '../chain/state/balances.js';
 import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
 import { isValidUsername, parseProfilePicDataUrl, PROFILE_LIMITS, type ProfilePicType } from '../chain/rules/profiles.js';

@@ -9,11 +9,11 @@
  * spec's (`ReferreeAmountUSDCents`, `RequiresIdVerification`) are both accepted; responses use
  * the spec's (§2.8).
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { publicKeyForUsername } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { adminRoute, requireUserJwt } from '../http/adminAuth.js';
-import { ApiError, badRequest, notFound } from '../http/errors.js';
+import { badRequest, notFound } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { out, v, type ObjectOf } from '../http/schema.js';
 import { profileEntrySchema } from './responses.js';
@@ -23,7 +23,6 @@ import {
   createReferral,
   getReferral,
   MAX_REFERRAL_AMOUNT_USD_CENTS,
-  ReferralContentionError,
   refereesOf,
   referralInfoJson,
   referralsOf,
@@ -90,16 +89,6 @@ function termsOf(body: TermsInput, prefix: string): Partial<ReferralTerms> {
     maxReferrals: body.MaxReferrals,
     requiresIdVerification: body.RequiresIdVerification ?? body.RequiresJumio,
   };
-}
-
-/** Contention on one code is transient: answer 503 so the client retries. */
-async function retryable<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    if (e instanceof ReferralContentionError) throw new ApiError(503, e.message, { 'Retry-After': '1' });
-    throw e;
-  }
 }
 
 /** Spec §2.8 `Info` (social/referrals.ts referralInfoJson). */
@@ -205,14 +194,12 @@ export function referralRoutes(deps: AppDeps): Route[] {
         const terms = termsOf(body, P);
         const state = await deps.chain.pendingView();
         const referrer = await userByKeyOrName(state, body, P);
-        const r = await retryable(() =>
-          createReferral(deps.store, referrer, {
-            referrerAmountUSDCents: terms.referrerAmountUSDCents ?? 0,
-            refereeAmountUSDCents: terms.refereeAmountUSDCents ?? 0,
-            maxReferrals: terms.maxReferrals ?? 0n,
-            requiresIdVerification: terms.requiresIdVerification ?? false,
-          }),
-        );
+        const r = await createReferral(deps.store, referrer, {
+          referrerAmountUSDCents: terms.referrerAmountUSDCents ?? 0,
+          refereeAmountUSDCents: terms.refereeAmountUSDCents ?? 0,
+          maxReferrals: terms.maxReferrals ?? 0n,
+          requiresIdVerification: terms.requiresIdVerification ?? false,
+        });
         return json({ ReferralInfoResponse: await referralInfoResponse(state, r) });
       },
     }),
@@ -226,7 +213,7 @@ export function referralRoutes(deps: AppDeps): Route[] {
       async handle({ body }) {
         const P = 'AdminUpdateReferralHash: ';
         const terms = termsOf(body, P);
-        const r = await retryable(() => updateReferralTerms(deps.store, body.ReferralHashBase58, { ...terms, isActive: body.IsActive }));
+        const r = await updateReferralTerms(deps.store, body.ReferralHashBase58, { ...terms, isActive: body.IsActive });
         if (r === undefined) throw notFound(`${P}no referral hash ${JSON.stringify(body.ReferralHashBase58)}`);
         return json({ ReferralInfoResponse: await referralInfoResponse(await deps.chain.pendingView(), r) });
       },

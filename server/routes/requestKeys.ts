@@ -4,14 +4,9 @@
  * error bodies end up in logs. Every route decodes its key fields through this one function.
  * @module
  */
-import { badRequest } from '../http/errors.js';
-import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
+import { decodePublicKey, type Network } from '../keys/index.js';
 
+/** @throws {KeyError} (400) with `prefix: ` before the decoder's message */
 export function decodeKeyOr400(s: string, network: Network, field: string, prefix: string): Uint8Array {
-  try {
-    return decodePublicKey(s, network, field);
-  } catch (e) {
-    if (isKeyError(e)) throw badRequest(`${prefix}: ${e.message}`);
-    throw e;
-  }
+  return decodePublicKey(s, network, field, `${prefix}: `);
 }

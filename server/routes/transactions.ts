@@ -4,20 +4,17 @@
  * against the tip plus the mempool and answers the final transaction hash, which `get-txn`
  * then finds in the mempool or a block (social-graph.md §1.6; the SDK's waitForTransactionFound).
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { txnJson } from '../chain/json.js';
-import { decodeTxn, withSignature } from '../chain/txn/envelope.js';
-import { TxnDecodeError } from '../chain/txn/errors.js';
-import { RuleError } from '../chain/rules/errors.js';
+import { decodeTxn, signUnsigned } from '../chain/txn/envelope.js';
 import { encodeBase58Check } from '../keys/base58check.js';
-import { ApiError, badRequest } from '../http/errors.js';
-import { MempoolBusyError } from '../chain/chain.js';
+import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { out, v } from '../http/schema.js';
 import { postEntrySchema, transactionSchema } from './responses.js';
-import { decodePublicKey, PUBLIC_KEY_PREFIXES, PUBLIC_KEY_STRING_START } from '../keys/index.js';
-import { publicKeyForUsername } from '../chain/state/profiles.js';
+import { PUBLIC_KEY_PREFIXES } from '../keys/index.js';
 import { minedTxnLocation } from '../chain/state/minedTxns.js';
+import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
 import { submittedPostEntryResponse } from '../social/postEntry.js';
 import { constructedResponse, constructForRequest } from './constructed.js';
 
@@ -84,6 +81,12 @@ export function transactionRoutes(deps: AppDeps): Route[] {
       summary: 'Submit a signed transaction to the mempool; answers its hash (reference §4.3)',
       body: submitTransactionBody,
       response: submitTransactionResponse,
+      errorPrefixes: {
+        TXN_UNSIGNED_MALFORMED: 'SubmitTransactionRequest: Problem deserializing unsigned transaction from bytes: ',
+        TXN_MALFORMED: 'SubmitTransactionRequest: Problem deserializing transaction from bytes: ',
+        'RuleError*': 'SubmitTransaction: Problem processing transaction: ',
+        CHAIN_MEMPOOL_BUSY: 'SubmitTransaction: ',
+      },
       async handle({ body }) {
         let bytes: Uint8Array;
         if (body.TransactionHex !== undefined && body.UnsignedTransactionHex !== undefined) {
@@ -93,35 +96,17 @@ export function transactionRoutes(deps: AppDeps): Route[] {
           if (body.TransactionSignatureHex === undefined) throw badRequest('SubmitTransactionRequest: Must provide TransactionSignatureHex when submitting UnsignedTransactionHex.');
           const unsigned = hexBytes(body.UnsignedTransactionHex, 'unsigned transaction');
           const signature = hexBytes(body.TransactionSignatureHex, 'signature');
-          try {
-            bytes = withSignature(unsigned, signature);
-          } catch (e) {
-            if (e instanceof TxnDecodeError) throw badRequest(`SubmitTransactionRequest: Problem deserializing unsigned transaction from bytes: ${e.message}`);
-            throw e;
-          }
+          bytes = signUnsigned(unsigned, signature);
         } else if (body.TransactionHex !== undefined) {
           bytes = hexBytes(body.TransactionHex, 'transaction');
         } else {
           throw badRequest('SubmitTransactionRequest: TransactionHex is required');
         }
-        let txn;
-        try {
-          txn = decodeTxn(bytes);
-        } catch (e) {
-          if (e instanceof TxnDecodeError) throw badRequest(`SubmitTransactionRequest: Problem deserializing transaction from bytes: ${e.message}`);
-          throw e;
-        }
+        const txn = decodeTxn(bytes);
         if (txn.v1 && (txn.v1.feeNanos * 1000n) / BigInt(bytes.length) > MAX_FEE_RATE_NANOS_PER_KB) {
           throw badRequest('SubmitTransactionRequest: Transaction fee rate too high');
         }
-        let r;
-        try {
-          r = await deps.chain.submitTransaction(bytes);
-        } catch (e) {
-          if (e instanceof RuleError) throw badRequest(`SubmitTransaction: Problem processing transaction: ${e.message}`);
-          if (e instanceof MempoolBusyError) throw new ApiError(503, `SubmitTransaction: ${e.message}`, { 'Retry-After': '1' });
-          throw e;
-        }
+        const r = await deps.chain.submitTransaction(bytes);
         return json({
           Transaction: txnJson(r.txn),
           TxnHashHex: r.hashHex,
@@ -137,16 +122,8 @@ export function transactionRoutes(deps: AppDeps): Route[] {
       body: sendDesoBody,
       response: sendDesoResponse,
       async handle({ body }) {
-        const recipient = body.RecipientPublicKeyOrUsername;
-        // A recipient not starting with the key prefix is a username (any case), looked up
-        // with the mempool applied, as the reference does.
-        let recipientKey: Uint8Array;
-        if (recipient.startsWith(PUBLIC_KEY_STRING_START[network])) recipientKey = decodePublicKey(recipient, network, 'RecipientPublicKeyOrUsername');
-        else {
-          const owner = await publicKeyForUsername(await deps.chain.pendingView(), recipient);
-          if (owner === undefined) throw badRequest(`SendDeSo: Profile with username ${recipient} does not exist`);
-          recipientKey = owner;
-        }
+        // A username (any case) is looked up with the mempool applied, as the reference does.
+        const recipientKey = await resolvePublicKeyOrUsername(await deps.chain.pendingView(), body.RecipientPublicKeyOrUsername, network, 'RecipientPublicKeyOrUsername', 'SendDeSo: ');
         const sender = body.SenderPublicKeyBase58Check.bytes;
         // The reference's TransactionFees and ExtraData are not read by this route (yet).
         const fields = { MinFeeRateNanosPerKB: body.MinFeeRateNanosPerKB, TransactionFees: [], ExtraData: {} };

@@ -6,7 +6,7 @@
  * Creator profiles are read from the pending view (tip plus mempool), as the reference reads
  * its mempool-augmented view.
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { adminRoute, isAdmin, requireUserJwt } from '../http/adminAuth.js';
 import { badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';

@@ -8,7 +8,7 @@
  * signed by a derived key the owner has not authorized (e.g. another owner's derived key).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { empty, json, raw, route, type Route } from '../http/route.js';
 import { out, v } from '../http/schema.js';
@@ -203,15 +203,11 @@ const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/;
 /**
  * Verifies `jwt` for `pkBase58` as every JWT-protected route does (http/adminAuth.ts
  * requireUserJwt: 401 for a token that proves nothing, 403 for one valid for another key), with
- * `prefix` on the message; a malformed key is a 400.
+ * `prefix` on the message; a malformed key is a 400 with the same prefix, decided first.
  */
 async function verifyJwt(deps: AppDeps, caller: CallerProof, pkBase58: string, jwt: string, field: string, prefix: string): Promise<void> {
-  try {
-    await requireUserJwt(deps, caller, pkBase58, jwt, prefix, field);
-  } catch (e) {
-    if (isKeyError(e)) throw badRequest(`${prefix}${e.message}`);
-    throw e;
-  }
+  decodePublicKey(pkBase58, deps.config.network, field, prefix);
+  await requireUserJwt(deps, caller, pkBase58, jwt, prefix, field);
 }
 
 /**

@@ -14,12 +14,16 @@
  * reference, posts that are hidden (this chain's deletion), posted by a blacklisted user
  * (admin RemoveEverywhere) or by someone the reader blocked are never served, and a pinned
  * post is served once, at the top.
+ *
+ * Every write of the indexes bumps the flags counter in the same commit: posts show
+ * `InGlobalFeed` in cached answers (http/readCache.ts).
  * @module
  */
 import { getPost, hashesOfMembers, parsePostBody, postKeys, timeMember, type PostRecord } from '../chain/state/posts.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
 import type { Store } from '../store/types.js';
+import { PROFILE_FLAGS_CHANGED } from './profileEntry.js';
 import { blacklistedKeysHex, blockedKeysHex } from './userMetadata.js';
 import { indexHas } from '../store/indexHas.js';
 
@@ -39,14 +43,12 @@ const padNanos = (n: bigint): string => n.toString().padStart(20, '0');
 
 /** Adds the post to the global feed, or takes it off (`remove`). Idempotent. */
 export async function setInGlobalFeed(store: Store, post: PostRecord, remove: boolean): Promise<void> {
-  if (remove) await store.indexRemove(feedKeys.global, [timeMember(post)]);
-  else await store.indexAdd(feedKeys.global, [timeMember(post)]);
+  await store.commit([{ op: remove ? 'indexRemove' : 'indexAdd', key: feedKeys.global, members: [timeMember(post)] }, PROFILE_FLAGS_CHANGED]);
 }
 
 /** Pins the post to the top of the global feed, or unpins it. Idempotent. */
 export async function setPinned(store: Store, post: PostRecord, unpin: boolean): Promise<void> {
-  if (unpin) await store.indexRemove(feedKeys.pinned, [timeMember(post)]);
-  else await store.indexAdd(feedKeys.pinned, [timeMember(post)]);
+  await store.commit([{ op: unpin ? 'indexRemove' : 'indexAdd', key: feedKeys.pinned, members: [timeMember(post)] }, PROFILE_FLAGS_CHANGED]);
 }
 
 export function isInGlobalFeed(store: Store, post: PostRecord): Promise<boolean> {
@@ -69,7 +71,7 @@ export async function removeNilPosts(store: Store, state: StateIndexReader, numT
   const hashes = hashesOfMembers(members);
   const posts = await Promise.all(hashes.map((h) => getPost(state, h)));
   const gone = members.filter((_, i) => isNil(posts[i]));
-  if (gone.length > 0) await store.indexRemove(feedKeys.global, gone);
+  if (gone.length > 0) await store.commit([{ op: 'indexRemove', key: feedKeys.global, members: gone }, PROFILE_FLAGS_CHANGED]);
   return gone.map((m) => m.slice(m.indexOf(':') + 1));
 }
 

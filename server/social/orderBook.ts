@@ -15,11 +15,11 @@
 import { orderResponse, PriceConversionError, type DAOCoinLimitOrderEntryResponse } from '../chain/daoCoinPrices.js';
 import { DESO_COIN, isBookMember, isDesoCoin, ordersForPair, ordersForTransactor, pairBookPage, type DAOCoinLimitOrder } from '../chain/state/daoCoinLimitOrders.js';
 import type { IndexedStateReader } from '../chain/state/daoCoins.js';
-import { publicKeyForUsername } from '../chain/state/profiles.js';
 import type { StateReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
 import { DomainError } from '../errors.js';
-import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
+import { encodePublicKey, type Network } from '../keys/index.js';
+import { resolvePublicKeyOrUsername } from './keyOrUsername.js';
 
 /** An order-book read refused for what it asks (a key, username or cursor that is not one). */
 export class OrderBookRequestError extends DomainError {
@@ -35,40 +35,17 @@ export type OrderEntryResponse = DAOCoinLimitOrderEntryResponse;
 /** DAOCoinLimitOrderOperationType (core): 1 ASK, 2 BID. */
 const OPERATION_NAMES: Readonly<Record<number, 'ASK' | 'BID'>> = { 1: 'ASK', 2: 'BID' };
 
-/**
- * Usernames are 1..25 of `[A-Za-z0-9_]` (reference update-profile); public keys are 54–55
- * Base58 characters. Anything that is not a possible username is decoded as a key, so a
- * mistyped key gets the key decoder's precise message.
- */
-const USERNAME = /^[A-Za-z0-9_]{1,25}$/;
-
 /** The reference's names of the native coin, besides the spec's empty string. */
 export function isNativeIdentifier(s: string, network: Network): boolean {
   return s === '' || s === 'DESO' || s === encodePublicKey(DESO_COIN, network);
 }
 
 /**
- * A user given as public key or username, as 33 bytes.
- * @param fail - prefix of error messages, e.g. `GetDAOCoinLimitOrders: Invalid Field: `
- * @throws {OrderBookRequestError} for a malformed key or a username no profile has
+ * A coin side: the native coin (33 zero bytes, as in the book) or a creator's key, given as
+ * public key or username (social/keyOrUsername.ts; `context` before its messages).
  */
-export async function resolveUser(state: StateReader, s: string, network: Network, fail: string): Promise<Uint8Array> {
-  if (USERNAME.test(s)) {
-    const pk = await publicKeyForUsername(state, s);
-    if (pk === undefined) throw new OrderBookRequestError(`${fail}Profile with username ${s} does not exist`);
-    return pk;
-  }
-  try {
-    return decodePublicKey(s, network, 'public key');
-  } catch (e) {
-    if (isKeyError(e)) throw new OrderBookRequestError(`${fail}Problem decoding public key ${s}: ${e.message}`);
-    throw e;
-  }
-}
-
-/** A coin side: the native coin (33 zero bytes, as in the book) or a creator's key. */
-export async function resolveCoin(state: StateReader, s: string, network: Network, fail: string): Promise<Uint8Array> {
-  return isNativeIdentifier(s, network) ? DESO_COIN : resolveUser(state, s, network, fail);
+export async function resolveCoin(state: StateReader, s: string, network: Network, field: string, context: string): Promise<Uint8Array> {
+  return isNativeIdentifier(s, network) ? DESO_COIN : resolvePublicKeyOrUsername(state, s, network, field, context);
 }
 
 const coinText = (creator33: Uint8Array, network: Network): string => (isDesoCoin(creator33) ? '' : encodePublicKey(creator33, network));

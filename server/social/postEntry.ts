@@ -3,7 +3,7 @@
  * (posts, feed, users, submit-transaction).
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { SubmittedTxn } from '../chain/chain.js';
 import { getDiamondLevel } from '../chain/state/diamonds.js';
 import { chainKeys } from '../chain/state/keys.js';
@@ -108,7 +108,7 @@ export async function postEntryResponse(state: StateIndexReader, post: PostRecor
 }
 
 /** submit-transaction's PostEntryResponse: the post a SUBMIT_POST created or edited, from the pending state. */
-export async function submittedPostEntryResponse(deps: AppDeps, submitted: SubmittedTxn): Promise<Record<string, unknown> | null> {
+export async function submittedPostEntryResponse(deps: Pick<AppDeps, 'chain' | 'store' | 'config'>, submitted: SubmittedTxn): Promise<Record<string, unknown> | null> {
   if (submitted.txn.txnType !== TxnType.SUBMIT_POST) return null;
   const m = decodeMetadata(submitted.txn.txnType, submitted.txn.metadata) as SubmitPostMetadata;
   const hash = m.postHashToModify.length > 0 ? m.postHashToModify : new Uint8Array(Buffer.from(submitted.hashHex, 'hex'));

@@ -18,7 +18,8 @@
 import { getPost, postKeys, type PostRecord } from '../chain/state/posts.js';
 import { postIndexKeys, postMember, readCommentMember, readPostMember, type PostMember } from '../chain/state/postIndexes.js';
 import { getProfile } from '../chain/state/profiles.js';
-import type { StateIndexReader } from '../chain/state/reader.js';
+import { chainKeys } from '../chain/state/keys.js';
+import type { StateIndexReader, StateReader } from '../chain/state/reader.js';
 import { DomainError } from '../errors.js';
 import { toHex } from '../hex.js';
 import { indexHas } from '../store/indexHas.js';
@@ -54,8 +55,13 @@ export const MAX_FOLLOWED_READ = 5_000;
 export interface PostReadContext {
   deps: ProfileDeps;
   state: StateIndexReader;
-  /** Posts connected above the tip are still in the mempool. */
+  /** Posts connected above the tip are still in the mempool: the tip `state` sits on. */
   tipHeight: bigint;
+  /**
+   * Mined state, where the tip is read when an answer shows a post in the mempool: the block
+   * that mines it changes the answer, and a cached answer records the read (http/readCache.ts).
+   */
+  mined: StateReader;
   reader: Uint8Array | null;
   /** Adds `InGlobalFeed` to every post response, nested ones included. */
   addGlobalFeedBool: boolean;
@@ -77,8 +83,19 @@ export class PostReads {
   private readonly flags = new Map<string, Promise<{ blacklisted: boolean; graylisted: boolean }>>();
   private readonly hasProfiles = new Map<string, Promise<boolean>>();
   private readonly blocks = new Map<string, Promise<Set<string>>>();
+  private tipRead: Promise<unknown> | undefined;
 
   constructor(readonly ctx: PostReadContext) {}
+
+  /**
+   * Whether `post` waits in the mempool. When it does, the answer changes with the block that
+   * mines it: the tip is read (once per request). A mined post stays mined.
+   */
+  private async inMempool(post: PostRecord): Promise<boolean> {
+    if (post.confirmationBlockHeight <= this.ctx.tipHeight) return false;
+    await (this.tipRead ??= this.ctx.mined.get(chainKeys.tip));
+    return true;
+  }
 
   profileOf(pk33: Uint8Array): Promise<Record<string, unknown> | null> {
     const k = toHex(pk33);
@@ -127,7 +144,7 @@ export class PostReads {
    */
   async entry(post: PostRecord, o: EntryOptions, repostLevels = 2): Promise<Record<string, unknown>> {
     const c = this.ctx;
-    const r = await postEntryResponse(c.state, post, c.deps.config.network, { inMempool: post.confirmationBlockHeight > c.tipHeight, withReposted: false });
+    const r = await postEntryResponse(c.state, post, c.deps.config.network, { inMempool: await this.inMempool(post), withReposted: false });
     if (post.parentStakeId.length === 0 && post.repostedPostHash !== null && repostLevels > 0) {
       const original = await getPost(c.state, post.repostedPostHash);
       if (original !== undefined) r['RepostedPostEntryResponse'] = await this.entry(original, { profile: 'poster', readerState: true }, repostLevels - 1);

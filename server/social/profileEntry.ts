@@ -14,7 +14,7 @@
  * that fill them do so on the returned object.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getBalance } from '../chain/state/balances.js';
 import { getDAOCoinEntry, transferRestrictionStatusName } from '../chain/state/daoCoins.js';
 import { daoCoinOrderKeys, DESO_COIN, getOrder, isDesoCoin, orderIdOfBookMember } from '../chain/state/daoCoinLimitOrders.js';
@@ -30,10 +30,11 @@ import { uvarintOf } from '../chain/txn/varint.js';
 export type ProfileDeps = Pick<AppDeps, 'config' | 'store'>;
 
 /**
- * Counter of changes to the node-local flags below. Every writer of a flag key increments it
- * in the same commit (`PROFILE_FLAGS_CHANGED`): responses that embed a ProfileEntryResponse
- * are cached per chain position and this counter (social/readVersion.ts), so a flag written
- * without it would stay hidden behind cached answers.
+ * Counter of changes to the node-local state read answers show: the flags below (verification.ts,
+ * tutorial.ts), the moderation lists and users' block lists (userMetadata.ts) and the global
+ * feed and its pins (feed.ts). Every writer of one of them increments it in the same commit
+ * (`PROFILE_FLAGS_CHANGED`): answers are cached per chain position and this counter
+ * (http/readCache.ts), so a write without it would stay hidden behind cached answers.
  */
 export const PROFILE_FLAGS_VERSION = 'node:flags:version';
 export const PROFILE_FLAGS_CHANGED: WriteOp = { op: 'incr', key: PROFILE_FLAGS_VERSION, by: 1 };

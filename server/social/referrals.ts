@@ -20,6 +20,7 @@
  * @module
  */
 import { randomInt } from 'node:crypto';
+import { DomainError } from '../errors.js';
 import { toHex } from '../hex.js';
 import type { Guard, Store, WriteOp } from '../store/types.js';
 
@@ -70,9 +71,12 @@ export interface ReferralTerms {
   requiresIdVerification: boolean;
 }
 
-/** Thrown when a compare-and-set kept losing; callers turn it into a retryable 503. */
-export class ReferralContentionError extends Error {
+/** A compare-and-set kept losing: transient, the client retries (REFERRAL_CONTENTION, 503). */
+export class ReferralContentionError extends DomainError {
   override readonly name = 'ReferralContentionError';
+  constructor(message: string) {
+    super('REFERRAL_CONTENTION', 'busy', message);
+  }
 }
 
 /** Whether a string can be a referral code at all (Base58 text); others are never looked up. */

@@ -16,6 +16,7 @@
  * must be given (the reference panics on null); at most MAX_LIMIT_ENTRIES entries in all.
  * @module
  */
+import { DomainError } from '../errors.js';
 import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { ValidationError, v, type Infer, type Schema } from '../http/schema.js';
 import { emptySpendingLimit, LIMIT_KEYS, setLimit, type TransactionSpendingLimit } from '../chain/txn/spendingLimit.js';
@@ -45,9 +46,12 @@ const U256_MAX = (1n << 256n) - 1n;
 /** The key of the native coin on either side of a DAO coin limit-order pair. */
 const DESO_KEY = 'DESO';
 
-/** A limit the chain cannot hold (answered 400 under the route's prefix). */
-export class SpendingLimitRequestError extends Error {
+/** A limit the chain cannot hold (SPENDING_LIMIT_REQUEST_INVALID: 400 under the route's prefix). */
+export class SpendingLimitRequestError extends DomainError {
   override readonly name = 'SpendingLimitRequestError';
+  constructor(message: string) {
+    super('SPENDING_LIMIT_REQUEST_INVALID', 'invalid', message);
+  }
 }
 
 /**

@@ -15,7 +15,7 @@
  * @module
  */
 import { randomInt } from 'node:crypto';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getProfile, type ProfileRecord } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { toHex } from '../hex.js';
@@ -205,7 +205,7 @@ function shuffle<T>(items: T[]): T[] {
  * (the admin variant). Profiles are read from `state`.
  */
 export async function randomFeaturedCreators(
-  deps: AppDeps,
+  deps: Pick<AppDeps, 'config' | 'store'>,
   state: StateIndexReader,
   list: FeaturedList,
   limit: number,

@@ -268,6 +268,8 @@ export async function setBlocked(store: Store, blocker33: Uint8Array, blocked33:
   await store.commit([
     { op: unblock ? 'indexRemove' : 'indexAdd', key, members: [toHex(blocked33)] },
     { op: 'indexAdd', key: userMetadataKeys.users, members: [toHex(blocker33)] },
+    // Blocks hide posts, comments and notifications in cached answers (http/readCache.ts).
+    PROFILE_FLAGS_CHANGED,
   ]);
 }
 

@@ -10,9 +10,9 @@
  *   (the pending view's index reads merge the whole range), so a page costs its own size.
  * @module
  */
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { getBalance } from '../chain/state/balances.js';
-import { creatorCoinKeys, getHolding } from '../chain/state/creatorCoins.js';
+import { creatorCoinKeys } from '../chain/state/creatorCoins.js';
 import { derivedKeysOfOwner, isDerivedKeyValid, type DerivedKeyRecord } from '../chain/state/derivedKeys.js';
 import { followPage } from '../chain/state/follows.js';
 import { getPost, hashesOfMembers, postKeys, type PostRecord } from '../chain/state/posts.js';
@@ -22,13 +22,18 @@ import { PARAM_UPDATER_PUBLIC_KEYS, parseProfilePicDataUrl, type ProfilePicType 
 import { decodeSpendingLimit } from '../chain/txn/spendingLimit.js';
 import { toHex, fromHex } from '../hex.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
+import { balanceEntryResponse } from './holders.js';
 import { postEntryResponse } from './postEntry.js';
 import { isStoreUnavailable } from '../store/types.js';
 import { extraDataMap, profileRecordResponse } from './profileEntry.js';
 import { transactionSpendingLimitResponse } from './spendingLimitResponse.js';
+import { profilesByUsernamePrefix } from './usernamePrefix.js';
 import { getTutorialState } from './tutorial.js';
 import { blockedKeysHex, getUserMetadata, moderationFlags } from './userMetadata.js';
 import { DomainError } from '../errors.js';
+
+/** What these read services use of a process's dependencies. */
+export type UsersDeps = Pick<AppDeps, 'chain' | 'config' | 'store' | 'log'>;
 
 const b58 = (pk: Uint8Array, network: Network): string => encodePublicKey(pk, network);
 
@@ -50,7 +55,7 @@ export function keySetJson(hexKeys: Iterable<string>, network: Network): Record<
 }
 
 /** The node's default fee rate (reference: global MinimumNetworkFeeNanosPerKB if set, else the node's 1000). */
-export function defaultFeeRateNanosPerKB(deps: AppDeps): bigint {
+export function defaultFeeRateNanosPerKB(deps: Pick<AppDeps, 'chain'>): bigint {
   const p = BigInt(deps.chain.params.minNetworkFeeNanosPerKB);
   return p > 0n ? p : 1000n;
 }
@@ -60,7 +65,7 @@ export function paramUpdatersJson(network: Network): Record<string, boolean> {
 }
 
 /** Backend canUserCreateProfile: a named profile, a verified phone, or the creation fee in hand. */
-export async function canCreateProfile(deps: AppDeps, state: StateIndexReader, pk33: Uint8Array, phoneNumber: string): Promise<boolean> {
+export async function canCreateProfile(deps: Pick<AppDeps, 'chain'>, state: StateIndexReader, pk33: Uint8Array, phoneNumber: string): Promise<boolean> {
   const profile = await getProfile(state, pk33);
   if (profile !== undefined && profile.username !== '') return true;
   if (phoneNumber !== '') return true;
@@ -69,40 +74,10 @@ export async function canCreateProfile(deps: AppDeps, state: StateIndexReader, p
 
 // --- balance entries --------------------------------------------------------------------------
 
-/**
- * BalanceEntryResponse of a creator-coin holding. `NetBalanceInMempool` is the pending balance
- * minus the mined one (the reference's view-minus-DB), so it is 0 once everything is mined.
- */
-async function creatorCoinBalanceEntry(
-  deps: AppDeps,
-  state: StateIndexReader,
-  holder33: Uint8Array,
-  creator33: Uint8Array,
-  withProfileOf: Uint8Array | null,
-): Promise<Record<string, unknown> | null> {
-  const network = deps.config.network;
-  const holding = await getHolding(state, holder33, creator33);
-  if (holding === undefined) return null;
-  const mined = (await getHolding(deps.store, holder33, creator33))?.balanceNanos ?? 0n;
-  const profile = withProfileOf === null ? undefined : await getProfile(state, withProfileOf);
-  const entry: Record<string, unknown> = {
-    HODLerPublicKeyBase58Check: b58(holder33, network),
-    CreatorPublicKeyBase58Check: b58(creator33, network),
-    HasPurchased: holding.hasPurchased,
-    BalanceNanos: holding.balanceNanos,
-    BalanceNanosUint256: `0x${holding.balanceNanos.toString(16)}`,
-    NetBalanceInMempool: holding.balanceNanos - mined,
-  };
-  // omitempty in the reference: absent when the other side has no profile.
-  if (profile !== undefined) entry['ProfileEntryResponse'] = await profileRecordResponse(deps, state, profile);
-  entry['HodlerNativeBalanceNanos'] = await getBalance(state, holder33);
-  return entry;
-}
-
 /** The creator coins `holder` holds, as BalanceEntryResponses with the creators' profiles, by creator key descending. */
-export async function usersYouHodl(deps: AppDeps, state: StateIndexReader, holder33: Uint8Array, hideHex: ReadonlySet<string> = new Set()): Promise<Record<string, unknown>[]> {
+export async function usersYouHodl(deps: UsersDeps, state: StateIndexReader, holder33: Uint8Array, hideHex: ReadonlySet<string> = new Set()): Promise<Record<string, unknown>[]> {
   const creators = (await state.indexRange(creatorCoinKeys.holdings(holder33))).filter((h) => !hideHex.has(h)).map(fromHex);
-  const entries = await Promise.all(creators.map((c) => creatorCoinBalanceEntry(deps, state, holder33, c, c)));
+  const entries = await Promise.all(creators.map((c) => balanceEntryResponse(deps, state, 'creator', holder33, c, c)));
   const list = entries.filter((e): e is Record<string, unknown> => e !== null);
   const key = (e: Record<string, unknown>): string => e['CreatorPublicKeyBase58Check'] as string;
   return list.sort((a, b) => (key(a) > key(b) ? -1 : key(a) < key(b) ? 1 : 0));
@@ -112,9 +87,9 @@ export async function usersYouHodl(deps: AppDeps, state: StateIndexReader, holde
  * The holders of `creator`'s coin with their profiles: the creator first, then by balance
  * descending (reference GetProfiles FetchUsersThatHODL), ties by holder key.
  */
-export async function usersThatHodl(deps: AppDeps, state: StateIndexReader, creator33: Uint8Array): Promise<Record<string, unknown>[]> {
+export async function usersThatHodl(deps: UsersDeps, state: StateIndexReader, creator33: Uint8Array): Promise<Record<string, unknown>[]> {
   const holders = (await state.indexRange(creatorCoinKeys.holders(creator33))).map(fromHex);
-  const entries = (await Promise.all(holders.map((h) => creatorCoinBalanceEntry(deps, state, h, creator33, h)))).filter((e): e is Record<string, unknown> => e !== null);
+  const entries = (await Promise.all(holders.map((h) => balanceEntryResponse(deps, state, 'creator', h, creator33, h)))).filter((e): e is Record<string, unknown> => e !== null);
   const self = (e: Record<string, unknown>): boolean => e['HODLerPublicKeyBase58Check'] === e['CreatorPublicKeyBase58Check'];
   return entries.sort((a, b) => {
     if (self(a) !== self(b)) return self(a) ? -1 : 1;
@@ -166,7 +141,7 @@ function emptyUser(pk: string): Record<string, unknown> {
   };
 }
 
-async function fillUser(deps: AppDeps, state: StateIndexReader, user: Record<string, unknown>, pk33: Uint8Array, req: UsersStatelessRequest, hideHex: ReadonlySet<string>): Promise<void> {
+async function fillUser(deps: UsersDeps, state: StateIndexReader, user: Record<string, unknown>, pk33: Uint8Array, req: UsersStatelessRequest, hideHex: ReadonlySet<string>): Promise<void> {
   const network = deps.config.network;
   const profile = await getProfile(state, pk33);
   if (profile !== undefined) user['ProfileEntryResponse'] = await profileRecordResponse(deps, state, profile);
@@ -201,7 +176,7 @@ async function fillUser(deps: AppDeps, state: StateIndexReader, user: Record<str
   user['IsAdmin'] = user['IsSuperAdmin'] === true || deps.config.adminPublicKeys.includes(b);
 }
 
-export async function usersStateless(deps: AppDeps, state: StateIndexReader, req: UsersStatelessRequest, decode: Decoder): Promise<Record<string, unknown>> {
+export async function usersStateless(deps: UsersDeps, state: StateIndexReader, req: UsersStatelessRequest, decode: Decoder): Promise<Record<string, unknown>> {
   const hideHex = req.reader === null ? new Set<string>() : await blockedKeysHex(deps.store, req.reader);
   const users: Record<string, unknown>[] = [];
   for (const pk of req.publicKeys) {
@@ -230,8 +205,6 @@ export const MODERATION_TYPES = ['', 'unrestricted', 'leaderboard'] as const;
 export const DEFAULT_PROFILES_TO_FETCH = 20;
 /** Spec §8: NumToFetch must be below this. */
 export const MAX_PROFILES_TO_FETCH = 100;
-/** Prefix searches rank at most this many matching usernames by coin value. */
-export const MAX_PREFIX_MATCHES = 1000;
 /** The single-profile view attaches at most this many of the profile's newest posts. */
 export const MAX_PROFILE_POSTS = 100;
 /** How far back the post/comment orderings look for a profile's latest post or comment. */
@@ -276,7 +249,7 @@ async function visibleTopLevelPosts(state: StateIndexReader, pk33: Uint8Array): 
   return out;
 }
 
-async function profileWithPosts(deps: AppDeps, state: StateIndexReader, p: ProfileRecord, req: GetProfilesRequest): Promise<Record<string, unknown>> {
+async function profileWithPosts(deps: UsersDeps, state: StateIndexReader, p: ProfileRecord, req: GetProfilesRequest): Promise<Record<string, unknown>> {
   const r = await profileRecordResponse(deps, state, p);
   // The reference embeds the poster's profile (without posts) in each of its posts.
   const poster = { ...r };
@@ -298,21 +271,13 @@ async function profileWithPosts(deps: AppDeps, state: StateIndexReader, p: Profi
 /** Whether the listing shows this profile to `reader` (hidden profiles and the reader's blocks are left out). */
 const listable = (p: ProfileRecord | undefined, hideHex: ReadonlySet<string>): p is ProfileRecord => p !== undefined && !p.isHidden && !hideHex.has(toHex(p.publicKey));
 
-export async function getProfiles(deps: AppDeps, state: StateIndexReader, req: GetProfilesRequest): Promise<{ ProfilesFound: Record<string, unknown>[]; NextPublicKey: string | null }> {
+export async function getProfiles(deps: UsersDeps, state: StateIndexReader, req: GetProfilesRequest): Promise<{ ProfilesFound: Record<string, unknown>[]; NextPublicKey: string | null }> {
   const network = deps.config.network;
   const hideHex = req.reader === null ? new Set<string>() : await blockedKeysHex(deps.store, req.reader);
 
   if (req.usernamePrefix !== '') {
-    const prefix = req.usernamePrefix.toLowerCase();
-    const names = await state.indexRange(profileKeys.usernameIndex, { gte: prefix, lt: `${prefix}\uffff`, limit: MAX_PREFIX_MATCHES });
-    // Every match's owner, then every owner's profile, each as one batch of concurrent reads (one
-    // round trip on Redis, auto-pipelined) rather than two round trips per match in turn.
-    const owners = await Promise.all(names.map((name) => publicKeyForUsername(state, name)));
-    const found = await Promise.all(owners.map((pk) => (pk === undefined ? undefined : getProfile(state, pk))));
     // The reference's prefix search filters the reader's blocks but not hidden profiles.
-    const profiles = found.filter((p): p is ProfileRecord => p !== undefined && !hideHex.has(toHex(p.publicKey)));
-    profiles.sort((a, b) => (a.creatorCoin.nanosLocked === b.creatorCoin.nanosLocked ? (a.username.toLowerCase() < b.username.toLowerCase() ? -1 : 1) : a.creatorCoin.nanosLocked > b.creatorCoin.nanosLocked ? -1 : 1));
-    const page = profiles.slice(0, req.numToFetch);
+    const page = await profilesByUsernamePrefix(state, req.usernamePrefix.toLowerCase(), req.numToFetch, (p) => hideHex.has(toHex(p.publicKey)));
     return { ProfilesFound: await Promise.all(page.map((p) => profileRecordResponse(deps, state, p))), NextPublicKey: null };
   }
 
@@ -369,7 +334,7 @@ export function decodeProfilePicture(pic: string): { contentType: `image/${Profi
 
 // --- get-user-metadata -------------------------------------------------------------------------
 
-export async function userMetadataResponse(deps: AppDeps, state: StateIndexReader, pk33: Uint8Array): Promise<Record<string, unknown>> {
+export async function userMetadataResponse(deps: UsersDeps, state: StateIndexReader, pk33: Uint8Array): Promise<Record<string, unknown>> {
   const meta = await getUserMetadata(deps.store, pk33);
   return {
     HasPhoneNumber: meta.phoneNumber !== '',
@@ -407,7 +372,7 @@ export function userDerivedKeyResponse(r: DerivedKeyRecord, tipHeight: bigint, n
   };
 }
 
-export async function userDerivedKeys(deps: AppDeps, state: StateIndexReader, owner33: Uint8Array, tipHeight: bigint): Promise<Record<string, unknown>> {
+export async function userDerivedKeys(deps: UsersDeps, state: StateIndexReader, owner33: Uint8Array, tipHeight: bigint): Promise<Record<string, unknown>> {
   const network = deps.config.network;
   const out: Record<string, unknown> = {};
   for (const r of await derivedKeysOfOwner(state, owner33)) out[b58(r.derivedPublicKey, network)] = userDerivedKeyResponse(r, tipHeight, network);

@@ -16,6 +16,7 @@
  * log, so concurrent admins (any process) never leave them disagreeing.
  * @module
  */
+import { DomainError } from '../errors.js';
 import { toHex } from '../hex.js';
 import type { Guard, Store, WriteOp } from '../store/types.js';
 import { PROFILE_FLAGS_CHANGED, profileFlagKeys } from './profileEntry.js';
@@ -46,8 +47,12 @@ export interface VerificationAuditEntry {
 export const MAX_VERIFICATION_LOG_ENTRIES = 1000;
 const MAX_CAS_ATTEMPTS = 20;
 
-export class VerificationError extends Error {
+/** A removal of a badge that was never granted (VERIFICATION_NEVER_GRANTED, 400). */
+export class VerificationError extends DomainError {
   override readonly name = 'VerificationError';
+  constructor(message: string) {
+    super('VERIFICATION_NEVER_GRANTED', 'invalid', message);
+  }
 }
 
 export interface VerificationChange {
@@ -71,7 +76,7 @@ async function change(store: Store, c: VerificationChange, isRemoval: boolean): 
   const pkHex = toHex(c.publicKey);
   for (let i = 0; i < MAX_CAS_ATTEMPTS; i++) {
     const [previous, log] = await store.getMany<unknown>([entryKey, logKey]);
-    if (isRemoval && previous === undefined) throw new VerificationError(`${lower} was never verified on this node`);
+    if (isRemoval && previous === undefined) throw new VerificationError(`${lower} was never verified on this node; nothing to remove`);
     const prevHex = typeof previous === 'string' ? previous : '';
     // Per-key flags that name this username: the previous holder's, and the current profile's.
     const holders = [...new Set([prevHex, pkHex].filter((h) => h !== ''))];

@@ -31,14 +31,17 @@ function invalid(message: string): StoreError {
   return new StoreError('STORE_INVALID_ARGUMENT', message);
 }
 
-// In a `u` regexp a surrogate class only matches unpaired surrogates. Those have no UTF-8 form
-// (Redis would store U+FFFD), so two different JS strings could land on the same key.
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+// Unpaired UTF-16 surrogates have no UTF-8 form (Redis would store U+FFFD), so two different JS
+// strings could land on the same key. isWellFormed (ES2024, native in Node 20) finds them
+// without a regexp run per key.
+interface WellFormed {
+  isWellFormed(): boolean;
+}
 
 /** Keys, channels, members and bounds: strings with a UTF-8 encoding. */
 export function assertName(value: unknown, what: string): asserts value is string {
   if (typeof value !== 'string') throw invalid(`${what} must be a string, got ${typeof value}`);
-  if (LONE_SURROGATE.test(value)) throw invalid(`${what} contains an unpaired UTF-16 surrogate`);
+  if (!(value as unknown as WellFormed).isWellFormed()) throw invalid(`${what} contains an unpaired UTF-16 surrogate`);
 }
 
 export function assertKeys(keys: unknown): asserts keys is readonly string[] {

@@ -7,7 +7,7 @@
  * the route's own errors answer 400 `AuthorizeDerivedKey: …`; a JWT the derived key signed
  * passes the chain-backed authorizer once the authorization is mined.
  */
-import { clientErrorStatus } from '../../server/http/errors.js';
+import { toErrorReply } from '../../server/http/errors.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -180,7 +180,7 @@ describe('authorize-derived-key → derived key signs send-deso', () => {
     const c = await n.ok('authorize-derived-key', authorizeBody(d));
     await n.fails('submit-transaction', { TransactionHex: await n.sign(c['TransactionHex'] as string, owner, 'sdk') }, /RuleErrorAuthorizeDerivedKeyDeletedDerivedPublicKey/);
     const verifier = new JwtVerifier(n.deps.crypto, { network: 'testnet', derivedKeyAuthorizer: chainDerivedKeyAuthorizer(n.deps.store, n.deps.chain) });
-    await assert.rejects(verifier.verify(owner.pk, d.derivedJwt), (e: unknown) => clientErrorStatus(e) === 403, 'the JWT of a de-authorized key is refused');
+    await assert.rejects(verifier.verify(owner.pk, d.derivedJwt), (e: unknown) => toErrorReply(e).status === 403, 'the JWT of a de-authorized key is refused');
   });
 });
 

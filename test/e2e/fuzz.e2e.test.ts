@@ -691,7 +691,15 @@ describe('proto keys and deep arrays', () => {
         const body = serialize({ ...credentialed(r), [field]: map });
         const res = await fuzzRequest(n, { method: 'POST', path: r.path, body, contentType: 'application/json' }, { exempt: AUDIT });
         assert.equal(res.status, 400, `${r.path} ${field}.${key}: ${res.text.slice(0, 300)}`);
-        assert.match(JSON.parse(res.text).error as string, new RegExp(`^${field}: the key "${key}" is not allowed`), `${r.path}: the error names the field and the key`);
+        // A value nested past the body's depth bound is refused before any field is read.
+        let tooDeep = false;
+        try {
+          assertJsonDepth(body);
+        } catch {
+          tooDeep = true;
+        }
+        if (tooDeep) assert.match(JSON.parse(res.text).error as string, /^request body refused: JSON nests arrays and objects more than/, `${r.path}: a too-deep body is refused whole`);
+        else assert.match(JSON.parse(res.text).error as string, new RegExp(`^${field}: the key "${key}" is not allowed`), `${r.path}: the error names the field and the key`);
       }),
       fcOptions(80),
     );
@@ -1081,6 +1089,51 @@ describe('regressions found by this fuzzer', () => {
     const res = await fuzzRequest(n, { method: 'POST', path: '/api/v0/submit-transaction', body: JSON.stringify({ UnsignedTransactionHex: hex.slice(0, -2), TransactionSignatureHex: '3000' }), contentType: 'application/json' });
     assert.equal(res.status, 400, res.text);
     assert.match(JSON.parse(res.text).error as string, /^SubmitTransactionRequest: Problem deserializing unsigned transaction from bytes: nonce partial id: /);
+  });
+});
+
+describe('coin routes (issue 21): transfers, market orders, holders, username lookups', () => {
+  const POST_PATHS = ['transfer-creator-coin', 'create-dao-coin-market-order', 'get-hodlers-for-public-key', 'is-hodling-public-key'];
+  const GET_PATHS = ['get-public-key-for-user-name/{Username}', 'get-user-name-for-public-key/{PublicKeyBase58Check}'];
+  /** Real requests naming the fuzzer's profile and keys, so mutations reach past the lookups. */
+  const seeds = (): Array<[string, J]> => [
+    ['transfer-creator-coin', { SenderPublicKeyBase58Check: user.pk, CreatorPublicKeyBase58Check: user.pk, ReceiverUsernameOrPublicKeyBase58Check: n.miner.pk, CreatorCoinToTransferNanos: 100, MinFeeRateNanosPerKB: 1000 }],
+    ['transfer-creator-coin', { SenderPublicKeyBase58Check: n.miner.pk, CreatorPublicKeyBase58Check: user.pk, ReceiverUsernameOrPublicKeyBase58Check: USERNAME, CreatorCoinToTransferNanos: 10, MinFeeRateNanosPerKB: 1000 }],
+    ['create-dao-coin-market-order', { TransactorPublicKeyBase58Check: user.pk, BuyingDAOCoinCreatorPublicKeyBase58Check: user.pk, SellingDAOCoinCreatorPublicKeyBase58Check: 'DESO', Quantity: '1', OperationType: 'BID', FillType: 'IMMEDIATE_OR_CANCEL', MinFeeRateNanosPerKB: 1000 }],
+    ['get-hodlers-for-public-key', { PublicKeyBase58Check: user.pk, NumToFetch: 10, LastPublicKeyBase58Check: n.miner.pk, SortType: 'wealth', IsDAOCoin: true }],
+    ['get-hodlers-for-public-key', { Username: USERNAME, FetchHodlings: true, FetchAll: true }],
+    ['is-hodling-public-key', { PublicKeyBase58Check: n.miner.pk, IsHodlingPublicKeyBase58Check: user.pk, IsDAOCoin: false }],
+  ];
+
+  it('are mounted and in the OpenAPI document (so every property above covers them too)', () => {
+    for (const p of POST_PATHS) assert.ok(routes.some((r) => r.method === 'POST' && r.path === `/api/v0/${p}`), `POST ${p}`);
+    for (const p of GET_PATHS) assert.ok(routes.some((r) => r.method === 'GET' && r.path === `/api/v0/${p}`), `GET ${p}`);
+  });
+
+  it('mutated real requests: no 5xx, {"error"} refusals, a refusal changes nothing', async () => {
+    const values = badValue([...badKeys(user), ...realValues(), 'DESO', 'FILL_OR_KILL', 'GOOD_TILL_CANCELLED', 'ASK', 'coin_balance']);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...seeds()), fc.array(opArb(values), { minLength: 1, maxLength: 3 }), async ([path, seed], ops) => {
+        await fuzzRequest(n, { method: 'POST', path: `/api/v0/${path}`, body: serialize(applyOps(seed, ops)), contentType: 'application/json' });
+      }),
+      fcOptions(150),
+    );
+  });
+
+  it('the lookups with fuzzed path parameters: a bare string or a {"error"} refusal', async () => {
+    const param = fc.oneof(
+      fc.constantFrom(...badKeys(user), ...realValues(), USERNAME.toUpperCase(), 'a'.repeat(26), 'a'.repeat(27), '_', ...ODD_STRINGS.filter((x) => x !== '' && x.length < 1000)).map(pathSegment),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }).map(pathSegment),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('get-public-key-for-user-name', 'get-user-name-for-public-key'), param, async (route, value) => {
+        const res = await fuzzRequest(n, { method: 'GET', path: `/api/v0/${route}/${value}` });
+        if (res.status === 200) assert.equal(typeof JSON.parse(res.text), 'string', `${route}/${value}: a bare JSON string`);
+      }),
+      fcOptions(100),
+    );
+    const named = await fuzzRequest(n, { method: 'GET', path: `/api/v0/get-public-key-for-user-name/${USERNAME.toUpperCase()}` });
+    assert.equal(JSON.parse(named.text), user.pk, 'the fuzzer\'s own username, any case');
   });
 });
 

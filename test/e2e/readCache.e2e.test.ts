@@ -6,10 +6,17 @@
  * learns of changes from its own admissions, the other node's admissions and the other node's
  * blocks. After every step every cached route is asked the same questions on both nodes: the
  * answers must be equal, and A must still answer most of them from its cache.
+ *
+ * Then the post and notification reads (get-single-post, get-posts-for-public-key,
+ * get-notifications) step by step: each answer is served from the cache when asked again, and
+ * every kind of change it shows drops it (a new post, comment, like or notification, the block
+ * that mines one, the reader blocking someone, admin moderation and the global feed, written
+ * through either node), while a block that changes nothing it shows keeps it.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sharedReadCache } from '../../server/http/readCache.js';
+import { issueJwt } from '../../server/identity/jwt.js';
 import { dmBody, keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 
@@ -91,6 +98,8 @@ function questions(): Array<[string, J]> {
     q.push(['get-dao-coin-limit-orders', { DAOCoin1CreatorPublicKeyBase58CheckOrUsername: users[0]!.pk, DAOCoin2CreatorPublicKeyBase58CheckOrUsername: '', TxnStatus: status }]);
     for (const i of [1, 2, 3, 4]) q.push(['get-transactor-dao-coin-limit-orders', { TransactorPublicKeyBase58Check: users[i]!.pk, TxnStatus: status }]);
   }
+  // Transfers and order fills notify: mined, in the mempool, and mined at the place they held there.
+  for (const u of users) q.push(['get-notifications', { PublicKeyBase58Check: u.pk, FetchStartIndex: -1, NumToFetch: 20 }]);
   return q;
 }
 
@@ -103,8 +112,9 @@ async function assertSameAnswers(step: string): Promise<void> {
 
 before(async () => {
   redis = await startRedisServer();
-  cached = await startChainNode({ redisUrl: redis.url, args: ['--miner', 'off'] });
-  uncached = await startChainNode({ redisUrl: redis.url, args: ['--miner', 'off', '--read-cache-mb', '0'] });
+  // Admin routes open (testnet only) for the moderation and global feed steps.
+  cached = await startChainNode({ redisUrl: redis.url, args: ['--miner', 'off', '--dev-open-admin'] });
+  uncached = await startChainNode({ redisUrl: redis.url, args: ['--miner', 'off', '--dev-open-admin', '--read-cache-mb', '0'] });
   for (let i = 0; i < 3; i++) await cached.mineBlock();
   for (const u of users) {
     await mustWrite(cached, 'send-deso', { SenderPublicKeyBase58Check: cached.miner.pk, RecipientPublicKeyOrUsername: u.pk, AmountNanos: 200_000_000 }, cached.miner);
@@ -191,5 +201,187 @@ describe('the read cache under a stream of writes and blocks from two nodes', ()
     assert.ok(s.hits > s.misses, `the cache kept answers across writes: ${s.hits} hits, ${s.misses} misses`);
     // Blocks write again what their transactions wrote on admission: the second look keeps those answers.
     assert.ok(s.kept > 0, `answers of rewritten keys were kept: ${s.kept} of ${s.rechecked} looked at again`);
+  });
+});
+
+// --- post and notification reads, change by change ------------------------------------------------
+
+interface Answer {
+  status: number;
+  json: J;
+}
+
+/** Asks both nodes; A's answer must be B's. Answers A's, and whether A's cache served it. */
+async function ask(path: string, body: J): Promise<Answer & { hit: boolean }> {
+  const cache = sharedReadCache(cached.deps)!;
+  const hits = cache.stats().hits;
+  const [a, b] = await Promise.all([cached.post(path, body), uncached.post(path, body)]);
+  assert.deepEqual(a, b, `${path} ${JSON.stringify(body)} answers alike on the caching node and the uncached one`);
+  return { ...a, hit: cache.stats().hits > hits };
+}
+
+/** Asked twice with nothing changed in between: the second answer comes from A's cache. */
+async function expectHit(path: string, body: J): Promise<Answer> {
+  const first = await ask(path, body);
+  assert.equal(first.status, 200, `${path}: ${JSON.stringify(first.json)}`);
+  const again = await ask(path, body);
+  assert.ok(again.hit, `${path}: asked again with nothing changed, A answers from its cache`);
+  assert.deepEqual(again.json, first.json);
+  return { status: again.status, json: again.json };
+}
+
+/** A cached answer, then `change`: A's next answer is not the cached one but the new one (`check`). */
+async function expectDropped(path: string, body: J, what: string, change: () => Promise<unknown>, check: (r: J) => void): Promise<void> {
+  const before = await expectHit(path, body);
+  await change();
+  const after = await ask(path, body);
+  assert.equal(after.hit, false, `${path}: after ${what}, A does not answer from its cache`);
+  assert.notDeepEqual(after.json, before.json, `${path}: ${what} changes the answer`);
+  check(after.json);
+}
+
+/** A cached answer, then `change`, which changes nothing it shows: A still answers from its cache. */
+async function expectKept(path: string, body: J, what: string, change: () => Promise<unknown>): Promise<void> {
+  const before = await expectHit(path, body);
+  await change();
+  const after = await ask(path, body);
+  assert.ok(after.hit, `${path}: after ${what}, A still answers from its cache`);
+  assert.deepEqual(after.json, before.json);
+}
+
+/** Constructs on `via`, signs with the SDK, submits on `via` (not mined); answers the transaction's hash, a new post's hash. */
+async function submitted(via: ChainNode, path: string, body: J, signer: KeyPair): Promise<string> {
+  const c = await via.ok(path, { ...FEE, ...body });
+  const s = await via.ok('submit-transaction', { TransactionHex: await via.sign(c['TransactionHex'] as string, signer, 'sdk') });
+  return s['TxnHashHex'] as string;
+}
+
+describe('get-posts-for-public-key, get-single-post and get-notifications from the read cache', () => {
+  /** funder pays the others (no profile: shows in no answer); author posts; fan comments, likes and follows; reader reads. */
+  const [funder, author, fan, reader] = [keyPair(), keyPair(), keyPair(), keyPair()];
+  const jwt = (k: KeyPair): Promise<string> => issueJwt(cached.deps.crypto, new Uint8Array(Buffer.from(k.seedHex, 'hex')));
+  const block = (via: ChainNode, blocker: KeyPair, blocked: KeyPair, unblock = false): (() => Promise<J>) => async () =>
+    via.ok('block-public-key', { PublicKeyBase58Check: blocker.pk, BlockPublicKeyBase58Check: blocked.pk, Unblock: unblock, JWT: await jwt(blocker) });
+  const moderate = (via: ChainNode, k: KeyPair, flags: { RemoveEverywhere?: boolean; RemoveFromLeaderboard?: boolean }): (() => Promise<J>) => () =>
+    via.ok('admin/update-user-global-metadata', { UserPublicKeyBase58Check: k.pk, IsBlacklistUpdate: true, RemoveEverywhere: false, RemoveFromLeaderboard: false, ...flags });
+  const post = (via: ChainNode, by: KeyPair, text: string, extra: J = {}): Promise<string> =>
+    submitted(via, 'submit-post', { UpdaterPublicKeyBase58Check: by.pk, BodyObj: { Body: text }, ...extra }, by);
+  /** author's first post, once the first case made it. */
+  let first = '';
+
+  before(async () => {
+    await mustWrite(cached, 'send-deso', { SenderPublicKeyBase58Check: cached.miner.pk, RecipientPublicKeyOrUsername: funder.pk, AmountNanos: 400_000_000 }, cached.miner);
+    await cached.mineBlock();
+    for (const k of [author, fan, reader]) await mustWrite(cached, 'send-deso', { SenderPublicKeyBase58Check: funder.pk, RecipientPublicKeyOrUsername: k.pk, AmountNanos: 100_000_000 }, funder);
+    await cached.mineBlock();
+    await mustWrite(cached, 'update-profile', profileBody(author.pk, `rc${tag}author`), author);
+    await mustWrite(cached, 'update-profile', profileBody(fan.pk, `rc${tag}fan`), fan);
+    await cached.mineBlock();
+  });
+
+  it('get-posts-for-public-key: a new post, the block mining it, a like, a comment and the global feed each drop the answer', async () => {
+    const path = 'get-posts-for-public-key';
+    const q = { PublicKeyBase58Check: author.pk, ReaderPublicKeyBase58Check: reader.pk, NumToFetch: 10 };
+    const posts = (r: J): J[] => (r['Posts'] as J[] | null) ?? [];
+    await expectDropped(path, q, 'a new post by the user (in the mempool, admitted through B)', async () => (first = await post(uncached, author, 'first')), (r) => {
+      assert.deepEqual(posts(r).map((p) => p['PostHashHex']), [first]);
+      assert.equal(posts(r)[0]!['InMempool'], true);
+    });
+    await expectDropped(path, q, 'the block that mines it (mined through B)', () => uncached.mineBlock(), (r) => assert.equal(posts(r)[0]!['InMempool'], false));
+    await expectDropped(path, q, 'a like of the post', () => submitted(cached, 'create-like-stateless', { ReaderPublicKeyBase58Check: fan.pk, LikedPostHashHex: first }, fan), (r) =>
+      assert.equal(posts(r)[0]!['LikeCount'], 1),
+    );
+    await expectDropped(path, q, 'a comment on the post', () => post(uncached, fan, 'nice one', { ParentStakeID: first }), (r) => assert.equal(posts(r)[0]!['CommentCount'], 1));
+    await expectKept(path, q, 'the block that mines the like and the comment (the post reads the same)', () => cached.mineBlock());
+    await expectDropped(path, q, 'the admin putting the post on the global feed (through B)', () => uncached.ok('admin/update-global-feed', { PostHashHex: first }), (r) =>
+      assert.equal(posts(r)[0]!['InGlobalFeed'], true),
+    );
+    await expectDropped(path, q, 'a second post (through A)', () => post(cached, author, 'second'), (r) => {
+      assert.equal(posts(r).length, 2);
+      assert.deepEqual(posts(r).map((p) => p['InMempool']), [true, false]);
+    });
+    await expectDropped(path, q, 'the block that mines it (mined through A)', () => cached.mineBlock(), (r) => assert.deepEqual(posts(r).map((p) => p['InMempool']), [false, false]));
+  });
+
+  it('get-single-post: a post in the mempool, its block, a comment, a like, the reader blocking the commenter and admin moderation each drop the answer', async () => {
+    const path = 'get-single-post';
+    const pending = await post(uncached, author, 'third');
+    const single = { PostHashHex: pending, ReaderPublicKeyBase58Check: reader.pk };
+    assert.equal((await expectHit(path, single)).json['PostFound']['InMempool'], true);
+    await expectDropped(path, single, 'the block that mines the post', () => uncached.mineBlock(), (r) => assert.equal(r['PostFound']['InMempool'], false));
+
+    const q = { PostHashHex: first, ReaderPublicKeyBase58Check: reader.pk, CommentLimit: 10 };
+    const comments = (r: J): J[] => (r['PostFound']['Comments'] as J[] | null) ?? [];
+    const posters = (r: J): string[] => comments(r).map((c) => c['PosterPublicKeyBase58Check'] as string);
+    assert.deepEqual(posters((await expectHit(path, q)).json), [fan.pk]);
+    let reply = '';
+    await expectDropped(path, q, 'a new comment (the author’s, in the mempool)', async () => (reply = await post(cached, author, 'thanks', { ParentStakeID: first })), (r) => {
+      assert.deepEqual(posters(r), [author.pk, fan.pk], 'the author’s own comment first');
+      assert.equal(comments(r)[0]!['PostHashHex'], reply);
+      assert.equal(comments(r)[0]!['InMempool'], true);
+      assert.equal(r['PostFound']['CommentCount'], 2);
+    });
+    await expectDropped(path, q, 'the block that mines the comment', () => uncached.mineBlock(), (r) => assert.equal(comments(r)[0]!['InMempool'], false));
+    await expectDropped(path, q, 'the reader liking the post', () => submitted(uncached, 'create-like-stateless', { ReaderPublicKeyBase58Check: reader.pk, LikedPostHashHex: first }, reader), (r) => {
+      assert.equal(r['PostFound']['LikeCount'], 2);
+      assert.equal(r['PostFound']['PostEntryReaderState']['LikedByReader'], true);
+    });
+    await expectDropped(path, q, 'the reader blocking the commenter (through A)', block(cached, reader, fan), (r) => assert.deepEqual(posters(r), [author.pk]));
+    await expectDropped(path, q, 'the reader unblocking them (through B)', block(uncached, reader, fan, true), (r) => assert.deepEqual(posters(r), [author.pk, fan.pk]));
+    await expectDropped(path, q, 'the admin graylisting the commenter (through B)', moderate(uncached, fan, { RemoveFromLeaderboard: true }), (r) =>
+      assert.equal(comments(r)[1]!['ProfileEntryResponse'], null, 'a restricted author’s profile is left out'),
+    );
+    await expectDropped(path, q, 'the admin lifting it (through A)', moderate(cached, fan, {}), (r) => assert.equal(comments(r)[1]!['ProfileEntryResponse']['PublicKeyBase58Check'], fan.pk));
+
+    // Blacklisting the author: the post is refused (not cached), then served again once lifted.
+    const before = await expectHit(path, q);
+    await moderate(uncached, author, { RemoveEverywhere: true })();
+    const refused = await ask(path, q);
+    assert.equal(refused.status, 400);
+    assert.match(refused.json['error'] as string, /restricted/);
+    await moderate(uncached, author, {})();
+    assert.deepEqual((await expectHit(path, q)).json, before.json);
+  });
+
+  it('get-notifications: a new notification, the block mining it in its place, blocking and blacklisting its sender each drop the answer', async () => {
+    const path = 'get-notifications';
+    const q = { PublicKeyBase58Check: author.pk, FetchStartIndex: -1, NumToFetch: 50 };
+    const items = (r: J): J[] => r['Notifications'] as J[];
+    const senders = (r: J): string[] => items(r).map((x) => x['Metadata']['TransactorPublicKeyBase58Check'] as string);
+    const fromFan = (r: J): number => senders(r).filter((k) => k === fan.pk).length;
+    const start = (await expectHit(path, q)).json;
+    assert.equal(fromFan(start), 2, 'the fan’s like and comment');
+    await expectDropped(path, q, 'a new notification (the fan follows, in the mempool, through B)', () => submitted(uncached, 'create-follow-txn-stateless', { FollowerPublicKeyBase58Check: fan.pk, FollowedPublicKeyBase58Check: author.pk }, fan), (r) => {
+      assert.equal(items(r)[0]!['Metadata']['TxnType'], 'FOLLOW');
+      assert.equal(items(r)[0]!['Metadata']['BlockHashHex'], '', 'unmined');
+    });
+    const followIndex = items((await expectHit(path, q)).json)[0]!['Index'];
+    await expectDropped(path, q, 'the block that mines it at the place it held (through A)', () => cached.mineBlock(), (r) => {
+      assert.equal(items(r)[0]!['Index'], followIndex, 'the same place');
+      assert.match(items(r)[0]!['Metadata']['BlockHashHex'] as string, /^[0-9a-f]{64}$/);
+    });
+    let comment = '';
+    await expectDropped(path, q, 'a comment by the fan (in the mempool, through A)', async () => (comment = await post(cached, fan, 'again', { ParentStakeID: first })), (r) => {
+      assert.equal(items(r)[0]!['Metadata']['TxnType'], 'SUBMIT_POST');
+      assert.equal(r['PostsByHash'][comment]['InMempool'], true);
+    });
+    await expectDropped(path, q, 'the block that mines the comment (through B)', () => uncached.mineBlock(), (r) => assert.equal(r['PostsByHash'][comment]['InMempool'], false));
+    await expectDropped(path, q, 'the author blocking the fan (through B)', block(uncached, author, fan), (r) => assert.equal(fromFan(r), 0));
+    await expectDropped(path, q, 'the author unblocking them (through A)', block(cached, author, fan, true), (r) => assert.equal(fromFan(r), 4));
+    await expectDropped(path, q, 'the admin blacklisting the fan (through A)', moderate(cached, fan, { RemoveEverywhere: true }), (r) => assert.equal(fromFan(r), 0));
+    await expectDropped(path, q, 'the admin lifting it (through B)', moderate(uncached, fan, {}), (r) => assert.equal(fromFan(r), 4));
+    await expectDropped(path, q, 'the fan’s profile changing', async () => {
+      await mustWrite(uncached, 'update-profile', profileBody(fan.pk, `rc${tag}fan`, 'a new description'), fan);
+    }, (r) => assert.equal(r['ProfilesByPublicKey'][fan.pk]['Description'], 'a new description'));
+    await cached.mineBlock();
+  });
+
+  it('a block that changes nothing they show keeps all three answers', async () => {
+    const questions: Array<[string, J]> = [
+      ['get-posts-for-public-key', { PublicKeyBase58Check: author.pk, ReaderPublicKeyBase58Check: reader.pk, NumToFetch: 10 }],
+      ['get-single-post', { PostHashHex: first, ReaderPublicKeyBase58Check: reader.pk, CommentLimit: 10, ThreadLevelLimit: 1, ThreadLeafLimit: -1, FetchParents: true, AddGlobalFeedBool: true }],
+      ['get-notifications', { PublicKeyBase58Check: author.pk, FetchStartIndex: -1, NumToFetch: 50 }],
+    ];
+    for (const [path, body] of questions) await expectKept(path, body, 'an empty block (mined through B)', () => uncached.mineBlock());
   });
 });

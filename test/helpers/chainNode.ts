@@ -109,12 +109,14 @@ export interface ChainNodeOptions {
   dataDir?: string;
 }
 
+/** Ports tried before a start fails for want of one. */
+const PORT_ATTEMPTS = 3;
+
 /** Stores every store-dependent suite runs on; `READS_STORES=memory` (or `redis`) narrows it. */
 export const TEST_STORES = (process.env['READS_STORES'] ?? 'memory,redis').split(',') as Array<'memory' | 'redis'>;
 
 export async function startChainNode(opts: ChainNodeOptions = {}): Promise<ChainNode> {
   const miner = keyPair();
-  const port = await freePort();
   const redis = opts.store === 'redis' && opts.redisUrl === undefined ? await startRedisServer() : null;
   const redisUrl = opts.redisUrl ?? redis?.url;
   const argsChooseStore = (opts.args ?? []).some((a) => /^--(redis|store|data-dir)(=|$)/.test(a));
@@ -123,19 +125,26 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
   const dataDir = opts.dataDir ?? tempDir;
   const storeArgs =
     redisUrl !== undefined ? ['--redis', redisUrl] : dataDir !== undefined ? ['--data-dir', dataDir] : argsChooseStore ? [] : ['--store', 'memory'];
-  // --check-responses: every 200 answer is checked against its route's response schema (the
-  // OpenAPI document's), so each suite that runs on this node checks the document too.
-  const config = loadConfig(
-    ['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', '--check-responses', ...storeArgs, ...(opts.args ?? [])],
-    {},
-  );
   let running: RunningNode;
-  try {
-    running = await startNode(config, pino({ level: 'silent' }));
-  } catch (err) {
-    await redis?.stop();
-    if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    // A port free a moment ago can be taken meanwhile by another test file's node or Redis
+    // (test files run side by side): then try another.
+    const port = await freePort();
+    // --check-responses: every 200 answer is checked against its route's response schema (the
+    // OpenAPI document's), so each suite that runs on this node checks the document too.
+    const config = loadConfig(
+      ['--port', String(port), '--network', 'testnet', '--miner', 'auto', '--miner-public-key', miner.pk, '--crypto-threads', '1', '--check-responses', ...storeArgs, ...(opts.args ?? [])],
+      {},
+    );
+    try {
+      running = await startNode(config, pino({ level: 'silent' }));
+      break;
+    } catch (err) {
+      if (attempt < PORT_ATTEMPTS && /could not listen on/.test((err as Error).message)) continue;
+      await redis?.stop();
+      if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
+      throw err;
+    }
   }
   const url = `http://127.0.0.1:${running.port}`;
   const sessions = new Map<string, J>();

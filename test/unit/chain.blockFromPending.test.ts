@@ -8,17 +8,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { decodeHeader, encodeHeader } from '../../server/chain/block/header.js';
-import { merkleRoot } from '../../server/chain/block/merkle.js';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
-import { blockRewardNanos } from '../../server/chain/block/reward.js';
 import { Chain } from '../../server/chain/chain.js';
 import { PendingState } from '../../server/chain/mempool/pending.js';
-import { decodeTxn, encodeTxn, txnHash } from '../../server/chain/txn/envelope.js';
-import { encodeMetadata, TxnType } from '../../server/chain/txn/metadata.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { MemoryStore } from '../../server/store/memory.js';
-import { solveHeader } from '../helpers/mining.js';
+import { solvedBlock } from '../helpers/mining.js';
 import { newKey, signedTransfer, type TestKey } from '../helpers/transfers.js';
 
 const log = pino({ level: 'silent' });
@@ -43,27 +38,7 @@ function dump(store: MemoryStore): Record<string, unknown> {
   return out;
 }
 
-/**
- * A solved block on `chain`'s tip paying `reward` (its template's time and target), holding
- * `txns` after a reward of extra nonce 1: the same bytes whichever chain then processes it.
- */
-async function blockOf(chain: Chain, reward: TestKey, txns: readonly Uint8Array[]): Promise<{ header: Uint8Array; txns: Uint8Array[] }> {
-  const template = await chain.blockTemplate(reward.pk, 1);
-  const fees = txns.reduce((a, t) => a + (decodeTxn(t).v1?.feeNanos ?? 0n), 0n);
-  const rewardTxn = encodeTxn({
-    inputs: [],
-    outputs: [{ publicKey: reward.pk, amountNanos: blockRewardNanos(template.height, DEV_CHAIN_PARAMS) + fees }],
-    txnType: TxnType.BLOCK_REWARD,
-    metadata: encodeMetadata({ type: 'BLOCK_REWARD', extraData: new Uint8Array([1]) }),
-    publicKey: new Uint8Array(0),
-    extraData: [],
-    signature: new Uint8Array(0),
-    v1: null,
-  });
-  const all = [rewardTxn, ...txns];
-  const unsolved = encodeHeader({ ...decodeHeader(template.headers[0]!), transactionMerkleRoot: merkleRoot(all.map(txnHash)) });
-  return { header: await solveHeader(crypto, unsolved, template.target), txns: all };
-}
+const blockOf = (chain: Chain, reward: TestKey, txns: readonly Uint8Array[]) => solvedBlock(chain, crypto, reward.pk, txns);
 
 /** Counts how often a chain connected a block from its pending state. */
 function countFastPaths(): { count: number; restore: () => void } {

@@ -2,7 +2,9 @@
  * CREATOR_COIN rules over a state view (core's HelpConnectCreatorCoinBuy/Sell, every fork
  * active): the bonding curve against core's own test vectors
  * (TestCreatorCoinBuySellSimple_DeSoFounderReward, TestCreatorCoinSelfBuying_…), the native
- * founder reward, holder bookkeeping, auto-sell, slippage bounds and each rule error.
+ * founder reward, holder bookkeeping, auto-sell, slippage bounds and each rule error; and
+ * CREATOR_COIN_TRANSFER (core's HelpConnectCoinTransfer): dust sweep, holder counts, the
+ * deleted sender entry, and its rule errors in core's order.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -197,5 +199,103 @@ describe('CREATOR_COIN sell', () => {
     setBalance(view, stranger, START);
     await rejects(trade(stranger, m0, 'sell', 10n), 'RuleErrorCreatorCoinSellerBalanceEntryDoesNotExist');
     await rejects(trade(m1, m2, 'sell', 10n), 'RuleErrorCreatorCoinOperationOnNonexistentProfile');
+  });
+});
+
+describe('CREATOR_COIN_TRANSFER', () => {
+  let coins: bigint;
+  beforeEach(async () => {
+    await trade(m1, m0, 'buy', 1_271_123_456n);
+    coins = await creatorCoinBalance(view, m1, m0);
+  });
+
+  const transfer = (from: Uint8Array, creator: Uint8Array, to: Uint8Array, amount: bigint): Promise<bigint> =>
+    connect(from, { type: 'CREATOR_COIN_TRANSFER', profilePublicKey: creator, creatorCoinToTransferNanos: amount, receiverPublicKey: to });
+
+  it('moves coins, counts the receiver as a holder and leaves the curve alone', async () => {
+    const curve = await coinOf(m0);
+    await transfer(m1, m0, m2, 1_000n);
+    assert.equal(await creatorCoinBalance(view, m1, m0), coins - 1_000n);
+    assert.deepEqual(await getHolding(view, m2, m0), { balanceNanos: 1_000n, hasPurchased: false }, 'received, not purchased');
+    assert.deepEqual(await getHolding(view, m1, m0), { balanceNanos: coins - 1_000n, hasPurchased: true }, 'the sender keeps its purchase flag');
+    assert.deepEqual(await coinOf(m0), { ...curve, holders: curve.holders + 1n });
+    assert.deepEqual(await view.indexRange(creatorCoinKeys.holders(m0)), [toHex(m1), toHex(m2)].sort());
+  });
+
+  it('sweeps a remainder below the 10-nano threshold to the receiver and deletes the emptied sender', async () => {
+    const curve = await coinOf(m0);
+    await transfer(m1, m0, m2, coins - 9n);
+    assert.equal(await creatorCoinBalance(view, m2, m0), coins, 'the 9 nanos of dust went along');
+    assert.equal(await getHolding(view, m1, m0), undefined, 'the sender entry is deleted, not zeroed');
+    assert.deepEqual(await coinOf(m0), curve, 'one holder out, one in');
+    assert.deepEqual(await view.indexRange(creatorCoinKeys.holders(m0)), [toHex(m2)]);
+    assert.deepEqual(await view.indexRange(creatorCoinKeys.holdings(m1)), []);
+    // Deleted: the next transfer finds no entry at all.
+    await rejects(transfer(m1, m0, m2, 10n), 'RuleErrorCoinTransferBalanceEntryDoesNotExist');
+  });
+
+  it('a receiver that already holds is not counted again; the whole balance leaves the sender', async () => {
+    await transfer(m1, m0, m2, 100n);
+    const curve = await coinOf(m0);
+    await transfer(m1, m0, m2, coins - 100n);
+    assert.deepEqual(await coinOf(m0), { ...curve, holders: curve.holders - 1n });
+    assert.equal(await creatorCoinBalance(view, m2, m0), coins);
+  });
+
+  it('transfers exactly the 10-nano threshold', async () => {
+    await transfer(m1, m0, m2, 10n);
+    assert.equal(await creatorCoinBalance(view, m2, m0), 10n);
+  });
+
+  it('refuses in core\'s order: self, missing profile, no entry, below the threshold, beyond the balance', async () => {
+    await rejects(transfer(m1, m0, m1, 100n), 'RuleErrorCoinTransferCannotTransferToSelf');
+    await rejects(transfer(m1, m2, m1, 100n), 'RuleErrorCoinTransferCannotTransferToSelf');
+    await rejects(transfer(m1, m2, m0, 100n), 'RuleErrorCoinTransferOnNonexistentProfile');
+    await rejects(transfer(m2, m0, m1, 100n), 'RuleErrorCoinTransferBalanceEntryDoesNotExist');
+    await rejects(transfer(m1, m0, m2, 9n), 'RuleErrorCreatorCoinTransferMustBeGreaterThanMinThreshold');
+    await rejects(transfer(m1, m0, m2, coins + 1n), 'RuleErrorCoinTransferInsufficientCoins');
+  });
+
+  it('refuses keys off the curve', async () => {
+    const offCurve = new Uint8Array(33).fill(0xff);
+    offCurve[0] = 2;
+    await rejects(transfer(m1, m0, offCurve, 100n), 'RuleErrorCoinTransferInvalidReceiverPubKey');
+    await rejects(transfer(m1, offCurve, m2, 100n), 'RuleErrorCoinTransferInvalidProfilePubKey');
+  });
+
+  it('a seller left at zero holds an entry, so it is short of coins rather than missing one', async () => {
+    await trade(m1, m0, 'sell', coins);
+    await rejects(transfer(m1, m0, m2, 10n), 'RuleErrorCoinTransferInsufficientCoins');
+  });
+
+  it('refuses the creator-coin diamonds of before the DeSoDiamondsBlockHeight fork', async () => {
+    const c = constructTxn({
+      publicKey: m1,
+      metadata: { type: 'CREATOR_COIN_TRANSFER', profilePublicKey: m0, creatorCoinToTransferNanos: 100n, receiverPublicKey: m2 },
+      extraData: [[new TextEncoder().encode('DiamondLevel'), Uint8Array.of(2)], [new TextEncoder().encode('DiamondPostHash'), new Uint8Array(32)]],
+      minFeeRateNanosPerKB: 1000n,
+      networkMinFeeRateNanosPerKB: 0n,
+      tipHeight: 9n,
+      maxNonceExpirationBlockHeightOffset: 86_400n,
+    });
+    await rejects(
+      connectTransaction(view, decodeTxn(c.bytes), { hash: sha256d(c.bytes), size: c.bytes.length, signer: m1 }, ctx),
+      'RuleErrorCreatorCoinTransferHasDiamondsAfterDeSoBlockHeight',
+    );
+  });
+
+  it('refuses a transfer that pays nothing (core\'s non-zero input)', async () => {
+    const c = constructTxn({
+      publicKey: m1,
+      metadata: { type: 'CREATOR_COIN_TRANSFER', profilePublicKey: m0, creatorCoinToTransferNanos: 100n, receiverPublicKey: m2 },
+      minFeeRateNanosPerKB: 0n,
+      networkMinFeeRateNanosPerKB: 0n,
+      tipHeight: 9n,
+      maxNonceExpirationBlockHeightOffset: 86_400n,
+    });
+    await rejects(
+      connectTransaction(view, decodeTxn(c.bytes), { hash: sha256d(c.bytes), size: c.bytes.length, signer: m1 }, ctx),
+      'RuleErrorCoinTransferRequiresNonZeroInput',
+    );
   });
 });

@@ -5,7 +5,7 @@
  * chain-backed JWT authorizer. Transactions are built, signed, signature-checked and connected
  * the way the chain does it, at chosen block heights.
  */
-import { clientErrorStatus } from '../../server/http/errors.js';
+import { toErrorReply } from '../../server/http/errors.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -388,6 +388,20 @@ describe('operation limits (core lookup order: specific before "any")', () => {
     await assert.rejects(takeOperationAllowance(view, l, addDeso), (e: unknown) => e instanceof RuleError && e.code === 'RuleErrorDerivedKeyInvalidCreatorCoinLimitOperation');
   });
 
+  it('CREATOR_COIN_TRANSFER uses the creator coin map\'s transfer operation (3), then "any"', async () => {
+    const l = limitOf();
+    setLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 3 }, 1n);
+    setLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: ANY, operation: 3 }, 1n);
+    setLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 1 }, 1n);
+    const transfer = envelope({ type: 'CREATOR_COIN_TRANSFER', profilePublicKey: creator, creatorCoinToTransferNanos: 10n, receiverPublicKey: newKey().pk });
+    await takeOperationAllowance(view, l, transfer);
+    assert.equal(getLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 3 }), undefined, '(creator, transfer) first');
+    await takeOperationAllowance(view, l, transfer);
+    assert.equal(getLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: ANY, operation: 3 }), undefined, 'then (any creator, transfer)');
+    await assert.rejects(takeOperationAllowance(view, l, transfer), (e: unknown) => e instanceof RuleError && e.code === 'RuleErrorDerivedKeyCreatorCoinOperationNotAuthorized', 'a buy allowance does not cover a transfer');
+    assert.equal(getLimit(l.creatorCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 1 }), 1n);
+  });
+
   it('DAO_COIN operations and DAO_COIN_TRANSFER use the DAO coin map', async () => {
     const l = limitOf();
     setLimit(l.daoCoinOperations, LIMIT_KEYS.coinOperation, { creatorPKID: creator, operation: 1 }, 2n);
@@ -495,10 +509,25 @@ describe('chainDerivedKeyAuthorizer (JWTs signed by a derived key)', () => {
     await verifier.verify(ownerPk, token);
 
     tipHeight = H + 5n;
-    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => clientErrorStatus(e) === 403, 'expired at the tip: 403');
+    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => toErrorReply(e).status === 403, 'expired at the tip: 403');
     tipHeight = H;
     await authorize(view, owner, derived, { op: AuthorizeDerivedKeyOperation.NOT_VALID, expirationBlock: H + 5n });
-    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => clientErrorStatus(e) === 403, 'de-authorized: 403');
+    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => toErrorReply(e).status === 403, 'de-authorized: 403');
+  });
+
+  it('given a function, reads the state it answers at each check (the node: the pending view, so an authorization still in the mempool counts)', async () => {
+    const { view, owner } = world();
+    const derived = newKey();
+    const mined = StateView.over(store);
+    const pending = view.child();
+    await authorize(pending, owner, derived, { expirationBlock: H + 5n });
+    let current: StateView = mined;
+    const verifier = new JwtVerifier(crypto, { network: 'testnet', derivedKeyAuthorizer: chainDerivedKeyAuthorizer(async () => current, { tip: async () => ({ height: H }) }) });
+    const ownerPk = encodePublicKey(owner.pk, 'testnet');
+    const token = await issueJwt(crypto, derived.secret, { derivedPublicKeyBase58Check: encodePublicKey(derived.pk, 'testnet') });
+    await assert.rejects(verifier.verify(ownerPk, token), (e: unknown) => toErrorReply(e).status === 403, 'not in the state read: 403');
+    current = pending;
+    await verifier.verify(ownerPk, token);
   });
 
   it('refuses a key the owner never authorized', async () => {
@@ -506,6 +535,6 @@ describe('chainDerivedKeyAuthorizer (JWTs signed by a derived key)', () => {
     const stranger = newKey();
     const verifier = new JwtVerifier(crypto, { network: 'testnet', derivedKeyAuthorizer: chainDerivedKeyAuthorizer(StateView.over(store), { tip: async () => ({ height: H }) }) });
     const token = await issueJwt(crypto, stranger.secret, { derivedPublicKeyBase58Check: encodePublicKey(stranger.pk, 'testnet') });
-    await assert.rejects(verifier.verify(encodePublicKey(owner.pk, 'testnet'), token), (e: unknown) => clientErrorStatus(e) === 403);
+    await assert.rejects(verifier.verify(encodePublicKey(owner.pk, 'testnet'), token), (e: unknown) => toErrorReply(e).status === 403);
   });
 });

@@ -239,9 +239,9 @@ describe('SWAP_IDENTITY', () => {
 
   it('moves the DAO coin and DAO balances in both roles, including cross-holdings', async () => {
     setDAOCoinEntry(view, alice, { coinsInCirculationNanos: 1000n, mintingDisabled: true, transferRestrictionStatus: 1, numberOfHolders: 2n });
-    setDAOCoinBalance(view, alice, alice, 600n);
-    setDAOCoinBalance(view, bob, alice, 400n);
-    setDAOCoinBalance(view, alice, bob, 7n);
+    await setDAOCoinBalance(view, alice, alice, 600n);
+    await setDAOCoinBalance(view, bob, alice, 400n);
+    await setDAOCoinBalance(view, alice, bob, 7n);
     await swap(alice, bob);
     assert.equal((await getDAOCoinEntry(view, bob)).coinsInCirculationNanos, 1000n);
     assert.equal((await getDAOCoinEntry(view, bob)).mintingDisabled, true);

@@ -172,3 +172,35 @@ describe('StateView.get', () => {
     assert.equal(gets() - before, 1, 'the oldest read was dropped, the newest kept');
   });
 });
+
+describe('StateView.ops', () => {
+  it('nets index changes per index: the store ends as if each change were applied in turn (random changes over nested views)', async () => {
+    const ops = fc.array(fc.record({ add: fc.boolean(), key: fc.constantFrom('i1', 'i2'), members: fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { minLength: 1, maxLength: 3 }) }), { maxLength: 40 });
+    await fc.assert(
+      fc.asyncProperty(fc.subarray(['a', 'b', 'c']), ops, async (initial, changes) => {
+        const netted = new MemoryStore();
+        const inTurn = new MemoryStore();
+        for (const s of [netted, inTurn]) await s.commit([{ op: 'indexAdd', key: 'i1', members: initial }, { op: 'indexAdd', key: 'i2', members: initial }].filter((o) => o.members.length > 0) as never);
+        const root = StateView.over(netted);
+        const child = root.child();
+        for (const [n, c] of changes.entries()) {
+          const v = n % 2 === 0 ? root : child;
+          if (c.add) v.indexAdd(c.key, c.members);
+          else v.indexRemove(c.key, c.members);
+        }
+        child.commitTo();
+        // Applied in turn, one op per change (what ops() answered before netting), in the order
+        // the root holds them: its own, then the child's it took by commitTo.
+        const held = [...changes.filter((_, n) => n % 2 === 0), ...changes.filter((_, n) => n % 2 === 1)];
+        for (const c of held) await inTurn.commit([{ op: c.add ? 'indexAdd' : 'indexRemove', key: c.key, members: c.members }]);
+        const out = root.ops();
+        assert.ok(out.filter((o) => o.op === 'indexAdd' || o.op === 'indexRemove').length <= 4, 'at most one add and one remove per index');
+        await netted.commit(out);
+        for (const key of ['i1', 'i2']) assert.deepEqual(await netted.indexRange(key), await inTurn.indexRange(key));
+        await netted.close();
+        await inTurn.close();
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -3,7 +3,7 @@
  * login / approve / logout, the access-level gate, sign, encrypt, decrypt and jwt, checked
  * against the official SDK (deso-protocol) both ways and against shared/vectors/sdk-vectors.json.
  */
-import { clientErrorStatus } from '../../server/http/errors.js';
+import { toErrorReply } from '../../server/http/errors.js';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -603,7 +603,7 @@ describe('identity derived-key sessions', () => {
     assert.ok(secp256k1.verify(Buffer.from(s, 'base64url'), hash, hexToBytes(pubHex(d.derivedSeedHex)), { prehash: false }), 'signed by the derived key');
     // Until derived keys are authorized on chain, the node's verifier refuses it (403).
     const verifier = new JwtVerifier(crypto, { network: 'mainnet', derivedKeyAuthorizer: NO_DERIVED_KEYS });
-    await assert.rejects(verifier.verify(d.ownerPublicKeyBase58Check, jwt), (e: unknown) => clientErrorStatus(e) === 403);
+    await assert.rejects(verifier.verify(d.ownerPublicKeyBase58Check, jwt), (e: unknown) => toErrorReply(e).status === 403);
   });
 });
 
@@ -620,7 +620,7 @@ describe('identity jwt', () => {
     await verifier().verify(OWNER.signerPublicKeyBase58Check, jwt);
     const ok256k = secp256k1.verify(Buffer.from(s, 'base64url'), sha256(Buffer.from(`${h}.${p}`)), hexToBytes(pubHex(OWNER.signerSeedHex)), { prehash: false });
     assert.ok(ok256k, 'raw r‖s over SHA-256 of the signing input verifies on secp256k1');
-    await assert.rejects(verifier().verify(V.keys[1]!.mainnetBase58Check, jwt), (e: unknown) => clientErrorStatus(e) === 401);
+    await assert.rejects(verifier().verify(V.keys[1]!.mainnetBase58Check, jwt), (e: unknown) => toErrorReply(e).status === 401);
   });
 
   it('tokens the SDK signs (getSignedJWT) pass our verifier', async () => {

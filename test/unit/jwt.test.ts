@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
-import { clientErrorStatus } from '../../server/http/errors.js';
+import { toErrorReply } from '../../server/http/errors.js';
 import { JwtError } from '../../server/identity/jwt.js';
 import {
   DEFAULT_JWT_LIFETIME_SECONDS,
@@ -57,7 +57,7 @@ function verifier(now: number, derivedKeyAuthorizer: DerivedKeyAuthorizer = NO_D
 async function rejects(p: Promise<unknown>, status: number, message: RegExp | string): Promise<void> {
   await assert.rejects(p, (e: unknown) => {
     assert.ok(e instanceof JwtError, `expected JwtError, got ${String(e)}`);
-    assert.equal(clientErrorStatus(e), status, e.message);
+    assert.equal(toErrorReply(e).status, status, e.message);
     if (typeof message === 'string') assert.equal(e.message, message);
     else assert.match(e.message, message);
     return true;
@@ -276,7 +276,7 @@ describe('JWT: refusals', () => {
     for (const [token, message] of cases) {
       await assert.rejects(v.verify(pubA, token), (e: unknown) => {
         assert.ok(e instanceof JwtError, `JwtError for ${message}`);
-        assert.equal(clientErrorStatus(e), 401);
+        assert.equal(toErrorReply(e).status, 401);
         assert.match(e.message, message);
         assert.ok(token.length < 8 || !e.message.includes(token.slice(0, 8)), `message does not echo the token: ${e.message}`);
         return true;

@@ -386,6 +386,13 @@ describe('keys: error codes and messages', () => {
     }
   });
 
+  it("a caller's context comes first, as given, on every code", () => {
+    const ctx = 'SendDeSo: Problem decoding sender public key: ';
+    expectKeyError(() => decodePublicKey('', 'mainnet', FIELD, ctx), 'KEY_EMPTY', `${ctx}${FIELD}: expected a Base58Check string, got an empty string`);
+    expectKeyError(() => decodePublicKey(mainnetKey.slice(0, -1) + (mainnetKey.at(-1) === 'a' ? 'b' : 'a'), 'mainnet', FIELD, ctx), 'KEY_BAD_CHECKSUM', `${ctx}${FIELD}: invalid Base58Check checksum`);
+    assert.throws(() => decodePublicKey(mainnetKey, 'testnet', FIELD, ctx), (e: unknown) => isKeyError(e) && e.code === 'KEY_WRONG_NETWORK' && e.field === FIELD && e.message.startsWith(`${ctx}${FIELD}: expected a testnet public key`));
+  });
+
   it('decodeBase58Check defaults the field name', () => {
     expectKeyError(() => decodeBase58Check(''), 'KEY_EMPTY', 'value: expected a Base58Check string, got an empty string', 'value');
   });

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'server');
 
-type Layer = 'util' | 'store' | 'crypto' | 'keys' | 'cluster' | 'admin' | 'chain' | 'identity' | 'meta' | 'metrics' | 'social' | 'http' | 'routes' | 'app';
+type Layer = 'util' | 'store' | 'crypto' | 'keys' | 'cluster' | 'admin' | 'chain' | 'identity' | 'meta' | 'metrics' | 'social' | 'services' | 'http' | 'routes' | 'app' | 'deps';
 
 /** Modules directly under server/: leaf utilities, or the app's wiring (entry points, config). */
 const ROOT_LAYER: Readonly<Record<string, Layer>> = {
@@ -32,6 +32,7 @@ const ROOT_LAYER: Readonly<Record<string, Layer>> = {
   'health.ts': 'app',
   'cli.ts': 'app',
   'teardown.ts': 'app',
+  'deps.ts': 'deps',
 };
 
 /** Which layers each layer may import (its own always). */
@@ -45,31 +46,23 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   chain: ['util', 'store', 'crypto', 'keys', 'cluster'],
   identity: ['util', 'store', 'crypto', 'keys', 'chain'],
   meta: ['util', 'store', 'keys', 'chain'],
-  social: ['util', 'store', 'crypto', 'keys', 'chain', 'identity'],
+  social: ['util', 'store', 'crypto', 'keys', 'chain', 'identity', 'deps'],
+  // Write-side services (construction, simulation, prechecks): no HTTP, no routes.
+  services: ['util', 'store', 'crypto', 'keys', 'chain', 'identity', 'meta', 'social', 'deps'],
   // The transport: parses, authorizes and answers; it may call down into any service.
-  http: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'social', 'metrics'],
+  http: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'social', 'services', 'metrics', 'deps'],
   metrics: ['util', 'crypto', 'http'],
-  routes: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'http'],
-  app: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'http', 'routes'],
+  routes: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'services', 'http', 'deps'],
+  app: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'services', 'http', 'routes', 'deps'],
+  // The dependency types of a process (deps.ts): types only (checked below), so naming any
+  // layer's type costs nothing at run time and makes no cycle.
+  deps: ['util', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'services', 'http', 'routes', 'app'],
 };
 
 /** Arrows still to remove, as `file -> imported file` (type-only imports of wiring types). */
 const KNOWN_EXCEPTIONS: readonly string[] = [
-  'http/adminAuth.ts -> app.ts',
-  'http/readCache.ts -> app.ts',
-  'http/router.ts -> config.ts',
-  'http/schema.ts -> config.ts',
-  'identity/index.ts -> config.ts',
-  'identity/secret.ts -> config.ts',
-  'meta/appState.ts -> config.ts',
-  'meta/exchangeRate.ts -> config.ts',
-  'routes/ -> app.ts',
-  'social/postEntry.ts -> app.ts',
   // The spending-limit JSON reader validates with the HTTP schema library (issue 21's routes).
   'social/spendingLimitRequest.ts -> http/schema.ts',
-  'social/profileEntry.ts -> app.ts',
-  'social/tutorial.ts -> app.ts',
-  'social/users.ts -> app.ts',
 ];
 
 function layerOf(file: string): Layer {
@@ -127,9 +120,21 @@ describe('layers of server/', () => {
     assert.deepEqual(KNOWN_EXCEPTIONS.filter((e) => !used.has(e)), []);
   });
 
+  it('deps.ts declares types only: every import is `import type`, and it exports no value', () => {
+    const text = readFileSync(join(SERVER, 'deps.ts'), 'utf8');
+    const imports = [...text.matchAll(/^import\b.*$/gm)].map((m) => m[0]);
+    assert.ok(imports.length > 0);
+    assert.deepEqual(imports.filter((line) => !line.startsWith('import type ')), []);
+    assert.deepEqual([...text.matchAll(/^export\s+(?!interface\b|type\b)\S+.*$/gm)].map((m) => m[0]), []);
+  });
+
   it('the table fails on a forbidden arrow (chain importing http)', () => {
     assert.equal(ALLOWED[layerOf('chain/chain.ts')].includes(layerOf('http/errors.ts')), false);
     assert.equal(ALLOWED[layerOf('social/users.ts')].includes(layerOf('routes/posts.ts')), false);
     assert.equal(ALLOWED[layerOf('identity/jwt.ts')].includes(layerOf('http/errors.ts')), false);
+    assert.equal(ALLOWED[layerOf('services/construct.ts')].includes(layerOf('http/errors.ts')), false);
+    assert.equal(ALLOWED[layerOf('services/construct.ts')].includes(layerOf('routes/constructed.ts')), false);
+    assert.equal(ALLOWED[layerOf('social/users.ts')].includes(layerOf('services/construct.ts')), false);
+    assert.equal(ALLOWED[layerOf('social/users.ts')].includes(layerOf('app.ts')), false);
   });
 });

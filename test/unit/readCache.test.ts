@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FreshRead } from '../../server/store/freshRead.js';
+import { chainKeys } from '../../server/chain/state/keys.js';
 import { json, type Reply, type Route, type RouteContext } from '../../server/http/route.js';
 import { fingerprint, ReadCache, type CachePoint, type ChainReads, type PointReader, type StateRead } from '../../server/http/readCache.js';
 
@@ -348,8 +349,10 @@ describe('ReadCache: a second look at written keys', () => {
 
 describe('cachedRoute', () => {
   /**
-   * A route over a stand-in chain: the handler answers from the pending state key `body.key`;
-   * `write(key, value)` changes state the way an admission would (new mempool version, that key changed).
+   * A route over a stand-in chain: the handler answers from the pending state key `body.key`
+   * (or the mempool transaction at place `body.place`); `write(key, value)` changes state the
+   * way an admission would (new mempool version, that key changed), `block()` as a block that
+   * writes nothing else would (the tip changed).
    */
   const makeRoute = async (replies?: Reply[]) => {
     const { cachedRoute } = await import('../../server/http/readCache.js');
@@ -366,6 +369,7 @@ describe('cachedRoute', () => {
         tip: async () => ({ hashHex: 'aa' }),
         pendingChanges: async (since: unknown) => ({ point: { tipHashHex: 'aa', height: 1n, version }, changed: since === null ? null : changed, view: reader }),
         pendingView: async () => reader,
+        pendingPlaces: async () => ({ view: reader, height: 2n, txnAt: (i: number) => (i === 1 ? new Uint8Array([7]) : undefined) }),
       },
     } as unknown as Parameters<typeof cachedRoute>[0];
     const route = cachedRoute(deps, {
@@ -375,7 +379,8 @@ describe('cachedRoute', () => {
       async handle({ body }, state: ChainReads) {
         calls++;
         if (replies) return replies[Math.min(calls - 1, replies.length - 1)]!;
-        const { key, mined } = body as { key: string; mined?: boolean };
+        const { key, mined, place } = body as { key: string; mined?: boolean; place?: number };
+        if (place !== undefined) return json({ txn: (await state.pendingPlaces()).txnAt(place)?.[0] ?? null });
         return json({ value: await (mined ? state.mined() : await state.pending()).get<number>(key) });
       },
     });
@@ -386,6 +391,10 @@ describe('cachedRoute', () => {
         values.set(key, value);
         version++;
         changed = new Set([key]);
+      },
+      block: () => {
+        version++;
+        changed = new Set([chainKeys.tip]);
       },
     };
   };
@@ -424,6 +433,20 @@ describe('cachedRoute', () => {
     assert.equal(calls(), 2, 'the pending read saw the same value: served from the cache');
     assert.equal(await text(route, { key: 'a', mined: true }), '{"value":1}\n');
     assert.equal(calls(), 3, 'a mined read is not compared: recomputed');
+  });
+
+  it('ties an answer that read a mempool place to the tip: kept across admissions, dropped by a block', async () => {
+    const { route, calls, write, block } = await makeRoute();
+    assert.equal(await text(route, { place: 1 }), '{"txn":7}\n');
+    await text(route, { key: 'a' });
+    write('b', 3);
+    assert.equal(await text(route, { place: 1 }), '{"txn":7}\n');
+    assert.equal(calls(), 2, 'an admission leaves a place its transaction: served from the cache');
+    block();
+    await text(route, { place: 1 });
+    assert.equal(calls(), 3, 'a block may fill the place otherwise: recomputed');
+    await text(route, { key: 'a' });
+    assert.equal(calls(), 3, 'an answer that read no place is kept');
   });
 
   it('never caches an error answer', async () => {

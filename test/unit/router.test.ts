@@ -6,6 +6,8 @@ import { Router, stringifyJson } from '../../server/http/router.js';
 import { v } from '../../server/http/schema.js';
 import type { IncomingRequest } from '../../server/http/uws.js';
 import { StoreError } from '../../server/store/types.js';
+import { DomainError } from '../../server/errors.js';
+import { ApiError } from '../../server/http/errors.js';
 
 const log = pino({ level: 'silent' });
 
@@ -21,6 +23,17 @@ const routes: Route[] = [
   route({ method: 'GET', path: '/thing/:Id', summary: 'param', handle: (ctx) => json({ id: ctx.params.Id }) }),
   route({ method: 'GET', path: '/store-down', summary: 'fails', handle: () => Promise.reject(new StoreError('STORE_UNAVAILABLE', 'ECONNREFUSED secret-host')) }),
   route({ method: 'GET', path: '/bug', summary: 'fails', handle: () => { throw new Error('leaky internal detail'); } }),
+  route({
+    method: 'GET',
+    path: '/prefixed/:Code',
+    summary: 'fails with a domain error of the code given',
+    errorPrefixes: { 'RuleError*': 'Area: Problem processing: ', RuleErrorExact: 'Area: exact: ', 'RuleErrorLong*': 'Area: longer: ', BUSY: 'Area: ' },
+    handle: ({ params }) => {
+      const code = params['Code']!;
+      if (code === 'api') throw new ApiError(400, 'an ApiError keeps its message');
+      throw new DomainError(code, code === 'BUSY' ? 'busy' : 'invalid', 'detail');
+    },
+  }),
 ];
 const router = new Router([routes], { network: 'testnet', corsOrigins: ['*'], log });
 
@@ -123,6 +136,23 @@ describe('Router.dispatch', () => {
     const r = await call(req('GET', '/bug'));
     assert.equal(r.status, 500);
     assert.equal(r.body.error, 'internal server error');
+  });
+
+  it("puts the route's errorPrefixes before a domain error's message, by its code", async () => {
+    const cases: Array<[string, number, string]> = [
+      ['RuleErrorInsufficientBalance', 400, 'Area: Problem processing: detail'],
+      ['RuleErrorExact', 400, 'Area: exact: detail'],
+      ['RuleErrorLongerName', 400, 'Area: longer: detail'],
+      ['BUSY', 503, 'Area: detail'],
+      ['OTHER_CODE', 400, 'detail'],
+      ['api', 400, 'an ApiError keeps its message'],
+    ];
+    for (const [code, status, error] of cases) {
+      const r = await call(req('GET', `/prefixed/${code}`));
+      assert.equal(r.status, status, code);
+      assert.deepEqual(r.body, { error }, code);
+    }
+    assert.equal((await call(req('GET', '/prefixed/BUSY'))).headers.get('Retry-After'), '1');
   });
 
   it('answers a wrong method with 405 and Allow, an unknown path with 404', async () => {

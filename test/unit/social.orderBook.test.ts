@@ -8,7 +8,7 @@ import { DESO_COIN, type DAOCoinLimitOrder } from '../../server/chain/state/daoC
 import { profileKeys } from '../../server/chain/state/profiles.js';
 import { toHex } from '../../server/hex.js';
 import { encodePublicKey } from '../../server/keys/index.js';
-import { isNativeIdentifier, orderEntry, resolveCoin, resolveUser } from '../../server/social/orderBook.js';
+import { isNativeIdentifier, orderEntry, resolveCoin } from '../../server/social/orderBook.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 
 const E38 = 10n ** 38n;
@@ -69,11 +69,12 @@ describe('resolving coins and users', () => {
     assert.equal(isNativeIdentifier('deso', 'testnet'), false, 'case matters, as in the reference');
   });
 
-  it('a username (any case) or a key; errors carry the prefix', async () => {
-    assert.deepEqual(await resolveCoin(reader, 'ALICE_1', 'testnet', 'P: '), creator);
-    assert.deepEqual(await resolveCoin(reader, '', 'testnet', 'P: '), DESO_COIN);
-    assert.deepEqual(await resolveUser(reader, encodePublicKey(transactor, 'testnet'), 'testnet', 'P: '), transactor);
-    await assert.rejects(resolveUser(reader, 'bob', 'testnet', 'P: '), /^OrderBookRequestError: P: Profile with username bob does not exist$/);
-    await assert.rejects(resolveUser(reader, encodePublicKey(transactor, 'mainnet'), 'testnet', 'P: '), /^OrderBookRequestError: P: Problem decoding public key BC1/);
+  it('a username (any case) or a key (social/keyOrUsername.ts); errors carry the prefix, never the input', async () => {
+    assert.deepEqual(await resolveCoin(reader, 'ALICE_1', 'testnet', 'Coin', 'P: '), creator);
+    assert.deepEqual(await resolveCoin(reader, '', 'testnet', 'Coin', 'P: '), DESO_COIN);
+    assert.deepEqual(await resolveCoin(reader, encodePublicKey(transactor, 'testnet'), 'testnet', 'Coin', 'P: '), transactor);
+    await assert.rejects(resolveCoin(reader, 'bob', 'testnet', 'Coin', 'P: '), /^UsernameNotFoundError: P: Profile with username bob does not exist$/);
+    const mainnetKey = encodePublicKey(transactor, 'mainnet');
+    await assert.rejects(resolveCoin(reader, mainnetKey, 'testnet', 'Coin', 'P: '), (e: Error) => /^P: Problem decoding public key Coin: expected a testnet public key/.test(e.message) && !e.message.includes(mainnetKey));
   });
 });

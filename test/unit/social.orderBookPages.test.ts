@@ -4,7 +4,7 @@ import { before, describe, it } from 'node:test';
 import { DESO_COIN, putOrder } from '../../server/chain/state/daoCoinLimitOrders.js';
 import type { IndexedStateReader } from '../../server/chain/state/daoCoins.js';
 import { StateView } from '../../server/chain/state/view.js';
-import { clientErrorStatus } from '../../server/http/errors.js';
+import { toErrorReply } from '../../server/http/errors.js';
 import { pairOrders, pairOrdersPage } from '../../server/social/orderBook.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { countingOrderReads, randomOrder } from '../helpers/daoOrders.js';
@@ -60,7 +60,7 @@ describe('pairOrdersPage', () => {
     for (const bad of ['x', '2:', '0', `0:${'zz'.repeat(10)}`, '1:abc']) {
       await assert.rejects(
         pairOrdersPage(state, COIN, DESO_COIN, 'testnet', { numToFetch: 5, startAfter: bad }, 'P: '),
-        (e: unknown) => clientErrorStatus(e) === 400 && /StartAfter/.test((e as Error).message),
+        (e: unknown) => toErrorReply(e).status === 400 && /StartAfter/.test((e as Error).message),
         bad,
       );
     }

@@ -71,7 +71,7 @@ async function hide(hash: Uint8Array): Promise<void> {
 }
 
 const reads = (r: Uint8Array | null = reader): PostReads =>
-  new PostReads({ deps: { config: { network: 'testnet' } as Config, store }, state: view, tipHeight: 10n, reader: r, addGlobalFeedBool: false });
+  new PostReads({ deps: { config: { network: 'testnet' } as Config, store }, state: view, tipHeight: 10n, mined: store, reader: r, addGlobalFeedBool: false });
 const hex = (hashes: Uint8Array[]): string[] => hashes.map(toHex);
 const hashesOf = (posts: PostRecord[]): string[] => posts.map((p) => toHex(p.postHash));
 

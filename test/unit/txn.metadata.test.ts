@@ -20,6 +20,7 @@ import {
   TransactionMetadataBasicTransfer,
   TransactionMetadataBlockReward,
   TransactionMetadataCreatorCoin,
+  TransactionMetadataCreatorCoinTransfer,
   TransactionMetadataDAOCoin,
   TransactionMetadataDAOCoinLimitOrder,
   TransactionMetadataFollow,
@@ -62,6 +63,7 @@ const TYPES: TxnMetadataType[] = [
   'FOLLOW',
   'LIKE',
   'CREATOR_COIN',
+  'CREATOR_COIN_TRANSFER',
   'AUTHORIZE_DERIVED_KEY',
   'DAO_COIN',
   'DAO_COIN_TRANSFER',
@@ -240,6 +242,8 @@ function generate(type: TxnMetadataType, g: Gen): TxnMetadata {
         minDesoExpectedNanos: amount(g),
         minCreatorCoinExpectedNanos: amount(g),
       };
+    case 'CREATOR_COIN_TRANSFER':
+      return { type, profilePublicKey: pk(g), creatorCoinToTransferNanos: amount(g), receiverPublicKey: pk(g) };
     case 'AUTHORIZE_DERIVED_KEY':
       return {
         type,
@@ -343,6 +347,7 @@ const SDK_CLASS: Record<TxnMetadataType, SdkClass> = {
   FOLLOW: TransactionMetadataFollow,
   LIKE: TransactionMetadataLike,
   CREATOR_COIN: TransactionMetadataCreatorCoin,
+  CREATOR_COIN_TRANSFER: TransactionMetadataCreatorCoinTransfer,
   AUTHORIZE_DERIVED_KEY: TransactionMetadataAuthorizeDerivedKey,
   DAO_COIN: TransactionMetadataDAOCoin,
   DAO_COIN_TRANSFER: TransactionMetadataTransferDAOCoin,
@@ -393,6 +398,12 @@ function toSdk(m: TxnMetadata): SdkRecord {
         desoToAddNanos: num(m.desoToAddNanos),
         minDeSoExpectedNanos: num(m.minDesoExpectedNanos),
         minCreatorCoinExpectedNanos: num(m.minCreatorCoinExpectedNanos),
+      });
+    case 'CREATOR_COIN_TRANSFER':
+      return Object.assign(new TransactionMetadataCreatorCoinTransfer(), {
+        profilePublicKey: m.profilePublicKey,
+        creatorCoinToTransferNanos: num(m.creatorCoinToTransferNanos),
+        receiverPublicKey: m.receiverPublicKey,
       });
     case 'AUTHORIZE_DERIVED_KEY':
       return Object.assign(new TransactionMetadataAuthorizeDerivedKey(), {
@@ -528,6 +539,10 @@ function fromSdk(type: TxnMetadataType, o: unknown): TxnMetadata {
         minCreatorCoinExpectedNanos: BigInt(s.minCreatorCoinExpectedNanos),
       };
     }
+    case 'CREATOR_COIN_TRANSFER': {
+      const s = o as TransactionMetadataCreatorCoinTransfer;
+      return { type, profilePublicKey: s.profilePublicKey, creatorCoinToTransferNanos: BigInt(s.creatorCoinToTransferNanos), receiverPublicKey: s.receiverPublicKey };
+    }
     case 'AUTHORIZE_DERIVED_KEY': {
       const s = o as TransactionMetadataAuthorizeDerivedKey;
       return {
@@ -646,6 +661,7 @@ describe('TxnType', () => {
         CREATOR_COIN: 11,
         SWAP_IDENTITY: 12,
         UPDATE_GLOBAL_PARAMS: 13,
+        CREATOR_COIN_TRANSFER: 14,
         AUTHORIZE_DERIVED_KEY: 22,
         MESSAGING_GROUP: 23,
         DAO_COIN: 24,
@@ -765,6 +781,12 @@ describe('metadata layouts, byte for byte', () => {
       { type: 'AUTHORIZE_DERIVED_KEY', derivedPublicKey: hexToBytes(P), expirationBlock: 300n, operationType: 200, accessSignature: hexToBytes('3006020101020101') },
       `21${P}${uv(300)}c8083006020101020101`,
     );
+  });
+
+  it('CREATOR_COIN_TRANSFER is bytes(creator) ‖ uvarint amount ‖ bytes(receiver), type 14', () => {
+    check({ type: 'CREATOR_COIN_TRANSFER', profilePublicKey: hexToBytes(P), creatorCoinToTransferNanos: 300n, receiverPublicKey: hexToBytes(Q) }, `21${P}${uv(300)}21${Q}`);
+    check({ type: 'CREATOR_COIN_TRANSFER', profilePublicKey: hexToBytes(P), creatorCoinToTransferNanos: U64_MAX, receiverPublicKey: hexToBytes(Q) }, `21${P}${FF9}21${Q}`);
+    assertDecodeError(TxnType.CREATOR_COIN_TRANSFER, hexToBytes(`21${P}0a20${'11'.repeat(32)}`), 'CREATOR_COIN_TRANSFER.receiverPublicKey: expected 33 bytes, got 32');
   });
 
   it('DAO_COIN / DAO_COIN_TRANSFER write uint256 amounts as bytes(minimal big-endian)', () => {

@@ -149,7 +149,9 @@ export class Admissions {
       const signer = items[i]!.signer;
       let feeNanos: bigint;
       try {
-        feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer }, connectContext)).feeNanos;
+        // After the replay's accepted transactions and this batch's (as adopt appends them).
+        const indexInBlock = replay.accepted.length + admitted.length + 1;
+        feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer, indexInBlock }, connectContext)).feeNanos;
       } catch (error) {
         if (!(error instanceof RuleError)) throw error;
         fail(i, error);
@@ -172,7 +174,12 @@ export class Admissions {
         { op: 'indexAdd', key: MEMPOOL_ORDER, members: admitted.map((a) => orderMember(a.entry.version, a.entry.hashHex)) },
         { op: 'set', key: MEMPOOL_VERSION, value: lastVersion },
       ],
-      [{ key: MEMPOOL_VERSION, equals: baseVersion }],
+      // The tip too: a block does not move the mempool version, and an admission validated on
+      // the tip before it must connect again on the new one.
+      [
+        { key: MEMPOOL_VERSION, equals: baseVersion },
+        { key: chainKeys.tip, equals: replay.tip },
+      ],
     );
     if (!ok) return admitted.map((a) => a.i);
     this.pending.adopt(replay, baseVersion, batchView, admitted);

@@ -2,8 +2,8 @@
  * The mempool as the store holds it: one entry per transaction (its bytes, when it arrived, who
  * signed it) and an order index whose members are `<version>:<hash>`, the version being the
  * mempool version its admission created, so the mempool replays in exactly the order its
- * transactions were validated in. `mempool:version` counts every change (admissions, prunes,
- * blocks); guarded commits on it keep every process's view of the mempool consistent.
+ * transactions were validated in. `mempool:version` counts admissions and prunes (a block moves
+ * the tip instead); commits guarded on both keep every process's view of the mempool consistent.
  * @module
  */
 import type { Store } from '../../store/types.js';

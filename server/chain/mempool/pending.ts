@@ -190,7 +190,7 @@ export class PendingState {
    * attempt and keeps losing the admission race to the process that admitted last.
    *
    * Valid only when nothing but admissions happened in between: same tip, and one new order
-   * member per version step (a prune or a block also moves the version but adds no member).
+   * member per version step (a prune also moves the version but adds no member).
    * Returns null when a full replay is needed. The cached replay is not changed: the new one
    * is a child view over it.
    */
@@ -237,7 +237,8 @@ export class PendingState {
     const view = replay.view.child();
     try {
       if (txn instanceof Error) throw txn;
-      const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer };
+      // Its place in the block that would mine the accepted transactions in order.
+      const info = { hash: fromHex(m.hashHex), size: m.bytes.length, signer: m.signer, indexInBlock: replay.accepted.length + 1 };
       const r = await connectTransaction(view, txn, info, this.ctx.connectContext(replay.height));
       recordWrites(replay.writes, m.version, view.writtenKeys());
       replay.accepted.push({ ...m, feeNanos: r.feeNanos, delta: view.commitTo() });

@@ -22,6 +22,7 @@ import { TxnDecodeError } from '../txn/errors.js';
 import { TYPE_HANDLERS } from './handlers.js';
 import { rulesWithGlobalParams } from './globalParams.js';
 import { derivedKeyKeys } from '../state/derivedKeys.js';
+import { indexNotifications } from './notifications.js';
 
 export { getBalance, setBalance };
 
@@ -69,6 +70,13 @@ export interface TxnInfo {
   size: number;
   /** The key whose signature verified: the transaction's public key, or a derived key of it. */
   signer: Uint8Array;
+  /**
+   * Its place in the block at `ConnectContext.height` (the block reward is 0): in a block, its
+   * index; in the mempool, its place in the pending replay, which is its index in the block that
+   * mines the replay's transactions in order. Indexes notifications (rules/notifications.ts);
+   * absent (a simulation) writes none.
+   */
+  indexInBlock?: number;
 }
 
 export interface Connected {
@@ -149,6 +157,7 @@ export async function connectTransaction(view: StateView, txn: TxnEnvelope, info
   }
   // A derived key's authorization and spending limit are checked against the effects.
   if (Buffer.compare(info.signer, txn.publicKey) !== 0) await checkDerivedKeySigner(child, txn, info, ctx);
+  await indexNotifications(child, txn, info, ctx);
   child.commitTo();
   return { feeNanos: v1.feeNanos };
 }

@@ -2,7 +2,8 @@
  * Rules of CREATOR_COIN buy and sell, as core's `HelpConnectCreatorCoinBuy/Sell` with every
  * fork active (regtest): a 1-basis-point trade fee burned, the founder reward paid in native
  * coin on buys by others, the polynomial curve for a coin's first mint and the Bancor curve
- * after it, the auto-sell threshold, and the buyer's/seller's minimum-output checks.
+ * after it, the auto-sell threshold, and the buyer's/seller's minimum-output checks. And
+ * CREATOR_COIN_TRANSFER, as core's `HelpConnectCoinTransfer` for creator coins.
  *
  * The curve must give core's answers to the nano. Core computes it with big.Float at 53 bits,
  * round-to-nearest-even, and its own log/exp (lib/deso_math.go): every such operation on 53-bit
@@ -12,12 +13,13 @@
  * @module
  */
 import { toHex } from '../../hex.js';
+import { isValidCompressedPoint } from '../../keys/index.js';
 import { getBalance, setBalance } from '../state/balances.js';
-import { getHolding, putHolding, type HoldingRecord } from '../state/creatorCoins.js';
+import { deleteHolding, getHolding, putHolding, type HoldingRecord } from '../state/creatorCoins.js';
 import { getProfile, putProfile, type ProfileRecord } from '../state/profiles.js';
 import type { StateView } from '../state/view.js';
 import type { TxnEnvelope } from '../txn/envelope.js';
-import { CreatorCoinOperation, decodeMetadata, TxnType, type CreatorCoinMetadata } from '../txn/metadata.js';
+import { CreatorCoinOperation, decodeMetadata, TxnType, type CreatorCoinMetadata, type CreatorCoinTransferMetadata } from '../txn/metadata.js';
 import { RuleError } from './errors.js';
 import type { HandlerEntry } from './handlers.js';
 
@@ -278,4 +280,70 @@ async function connectCreatorCoin(view: StateView, txn: TxnEnvelope): Promise<vo
   throw new RuleError('RuleErrorCreatorCoinOperationNotSupported', `operation type ${m.operationType} is not supported (0 buy, 1 sell)`);
 }
 
-export const creatorCoinHandlers: readonly HandlerEntry[] = [[TxnType.CREATOR_COIN, connectCreatorCoin]];
+// --- transfer -------------------------------------------------------------------------------
+
+/** ExtraData keys of the creator-coin diamonds core accepted before its DeSoDiamondsBlockHeight fork. */
+const LEGACY_DIAMOND_KEY = 'DiamondPostHash';
+
+const sameKey = (a: Uint8Array, b: Uint8Array): boolean => Buffer.compare(a, b) === 0;
+
+/**
+ * CREATOR_COIN_TRANSFER (core `HelpConnectCoinTransfer`, isDAOCoin false), in core's order of
+ * checks. A sender left with less than the auto-sell threshold gives the rest to the receiver
+ * too (no dust holdings); an emptied sender's entry is deleted. The coin's holder count moves
+ * with who holds it; the curve (locked native, supply) does not change.
+ */
+async function connectCreatorCoinTransfer(view: StateView, txn: TxnEnvelope): Promise<void> {
+  const m = decodeMetadata(txn.txnType, txn.metadata) as CreatorCoinTransferMetadata;
+  const sender = txn.publicKey;
+  // Core's replay guard from UTXO days: the transactor must pay something (fee or outputs).
+  const paid = (txn.v1?.feeNanos ?? 0n) + txn.outputs.reduce((sum, o) => sum + o.amountNanos, 0n);
+  if (paid === 0n) throw new RuleError('RuleErrorCoinTransferRequiresNonZeroInput', 'a coin transfer must pay a fee');
+  // The codec takes 33-byte keys only, so core's …PubKeySize errors cannot arise here.
+  if (!isValidCompressedPoint(m.receiverPublicKey)) throw new RuleError('RuleErrorCoinTransferInvalidReceiverPubKey', 'the receiver public key is not a valid secp256k1 key');
+  if (sameKey(sender, m.receiverPublicKey)) throw new RuleError('RuleErrorCoinTransferCannotTransferToSelf', 'sender and receiver are the same key');
+  if (!isValidCompressedPoint(m.profilePublicKey)) throw new RuleError('RuleErrorCoinTransferInvalidProfilePubKey', 'the profile public key is not a valid secp256k1 key');
+  const profile = await getProfile(view, m.profilePublicKey);
+  if (profile === undefined) throw new RuleError('RuleErrorCoinTransferOnNonexistentProfile', `no profile for public key ${toHex(m.profilePublicKey)}`);
+  const creator = profile.publicKey;
+
+  const senderBefore = await getHolding(view, sender, creator);
+  if (senderBefore === undefined) throw new RuleError('RuleErrorCoinTransferBalanceEntryDoesNotExist', `${toHex(sender)} never held this coin`);
+  const amount = m.creatorCoinToTransferNanos;
+  const threshold = CREATOR_COIN_PARAMS.autoSellThresholdNanos;
+  if (amount < threshold) {
+    throw new RuleError('RuleErrorCreatorCoinTransferMustBeGreaterThanMinThreshold', `${amount} coin nanos is below the ${threshold}-nano minimum`);
+  }
+  if (amount > senderBefore.balanceNanos) {
+    throw new RuleError('RuleErrorCoinTransferInsufficientCoins', `transferring ${amount} coin nanos exceeds the balance of ${senderBefore.balanceNanos}`);
+  }
+
+  const receiverBefore = await getHolding(view, m.receiverPublicKey, creator);
+  let senderLeft = senderBefore.balanceNanos - amount;
+  let received = amount;
+  if (senderLeft < threshold) {
+    // Swept: the sender keeps no dust.
+    received += senderLeft;
+    senderLeft = 0n;
+  }
+  const receiverHad = receiverBefore?.balanceNanos ?? 0n;
+  putHolding(view, m.receiverPublicKey, creator, { balanceNanos: receiverHad + received, hasPurchased: receiverBefore?.hasPurchased ?? false }, receiverBefore);
+  if (senderLeft > 0n) putHolding(view, sender, creator, { ...senderBefore, balanceNanos: senderLeft }, senderBefore);
+  else deleteHolding(view, sender, creator, senderBefore);
+
+  let holders = profile.creatorCoin.numberOfHolders;
+  if (receiverHad === 0n) holders += 1n;
+  if (senderLeft === 0n) holders -= 1n;
+  putProfile(view, { ...profile, creatorCoin: { ...profile.creatorCoin, numberOfHolders: holders } }, profile);
+
+  // Diamonds rode on creator-coin transfers before core's DeSoDiamondsBlockHeight fork (height
+  // 0 on regtest, so every block here is past it); now they are basic transfers.
+  if (txn.extraData.some(([k]) => Buffer.from(k).toString('latin1') === LEGACY_DIAMOND_KEY)) {
+    throw new RuleError('RuleErrorCreatorCoinTransferHasDiamondsAfterDeSoBlockHeight', 'diamonds are sent as basic transfers, not with creator coins');
+  }
+}
+
+export const creatorCoinHandlers: readonly HandlerEntry[] = [
+  [TxnType.CREATOR_COIN, connectCreatorCoin],
+  [TxnType.CREATOR_COIN_TRANSFER, connectCreatorCoinTransfer],
+];

@@ -185,7 +185,7 @@ class OrderBalances {
         const next = current + delta;
         if (next < 0n) throw new RuleError('RuleErrorDAOCoinLimitOrderOverspendingDAOCoin', `${toHex(user)} would end with ${next} of ${toHex(coin)}`);
         if (next > MAX_UINT256) throw new RuleError('RuleErrorDAOCoinLimitOrderOverflowsDAOCoin', `${toHex(user)} would end with ${next} of ${toHex(coin)}`);
-        setDAOCoinBalance(this.view, user, coin, next);
+        await setDAOCoinBalance(this.view, user, coin, next);
       }
     }
   }

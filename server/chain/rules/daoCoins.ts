@@ -62,7 +62,7 @@ async function mint(view: StateView, txn: TxnEnvelope, m: DAOCoinMetadata, entry
   if (balance > MAX_UINT256 - m.coinsToMintNanos) {
     throw new RuleError('RuleErrorOverflowWhileMintingDAOCoins', `owner balance ${balance} + ${m.coinsToMintNanos} minted exceeds uint256`);
   }
-  setDAOCoinBalance(view, txn.publicKey, m.profilePublicKey, balance + m.coinsToMintNanos);
+  await setDAOCoinBalance(view, txn.publicKey, m.profilePublicKey, balance + m.coinsToMintNanos);
   setDAOCoinEntry(view, m.profilePublicKey, {
     ...entry,
     coinsInCirculationNanos: entry.coinsInCirculationNanos + m.coinsToMintNanos,
@@ -79,7 +79,7 @@ async function burn(view: StateView, txn: TxnEnvelope, m: DAOCoinMetadata, entry
     throw new RuleError('RuleErrorDAOCoinBurnAmountExceedsCoinsInCirculation', `burning ${m.coinsToBurnNanos} exceeds the ${entry.coinsInCirculationNanos} in circulation`);
   }
   const remaining = balance - m.coinsToBurnNanos;
-  setDAOCoinBalance(view, txn.publicKey, m.profilePublicKey, remaining);
+  await setDAOCoinBalance(view, txn.publicKey, m.profilePublicKey, remaining);
   setDAOCoinEntry(view, m.profilePublicKey, {
     ...entry,
     coinsInCirculationNanos: entry.coinsInCirculationNanos - m.coinsToBurnNanos,
@@ -147,8 +147,8 @@ const connectDAOCoinTransfer: TypeHandler = async (view, txn) => {
   await checkDAOCoinTransferAllowed(view, creator, entry, txn.publicKey, m.receiverPublicKey);
 
   const receiverBalance = await getDAOCoinBalance(view, m.receiverPublicKey, creator);
-  setDAOCoinBalance(view, txn.publicKey, creator, senderBalance - amount);
-  setDAOCoinBalance(view, m.receiverPublicKey, creator, receiverBalance + amount);
+  await setDAOCoinBalance(view, txn.publicKey, creator, senderBalance - amount);
+  await setDAOCoinBalance(view, m.receiverPublicKey, creator, receiverBalance + amount);
   // Holder counting as core: a receiver that had nothing counts even when sent 0.
   let holders = entry.numberOfHolders;
   if (receiverBalance === 0n) holders += 1n;

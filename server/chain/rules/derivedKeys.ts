@@ -35,6 +35,7 @@ import {
   type AccessGroupMetadata,
   type AuthorizeDerivedKeyMetadata,
   type CreatorCoinMetadata,
+  type CreatorCoinTransferMetadata,
   type DAOCoinLimitOrderMetadata,
   type DAOCoinMetadata,
   type DAOCoinTransferMetadata,
@@ -67,7 +68,7 @@ const ANY_PKID = new Uint8Array(33);
 
 // Core's limit-operation numbers (lib/network.go CreatorCoinLimitOperation, DAOCoinLimitOperation,
 // AssociationAppScopeType, AccessGroupScopeType).
-const CreatorCoinLimitOperation = { ANY: 0, BUY: 1, SELL: 2 } as const;
+const CreatorCoinLimitOperation = { ANY: 0, BUY: 1, SELL: 2, TRANSFER: 3 } as const;
 const DAOCoinLimitOperation = { ANY: 0, MINT: 1, BURN: 2, DISABLE_MINTING: 3, UPDATE_TRANSFER_RESTRICTION_STATUS: 4, TRANSFER: 5 } as const;
 const AssociationAppScopeType = { ANY: 1 } as const;
 const AccessGroupScopeType = { ANY: 0, SCOPED: 1 } as const;
@@ -84,6 +85,11 @@ export function accessBytes(derivedPublicKey: Uint8Array, expirationBlock: bigin
   new DataView(out.buffer).setBigUint64(33, expirationBlock);
   out.set(spendingLimit, 41);
   return out;
+}
+
+/** The digest of an access signature: sha256d of the access bytes (a few hundred bytes to hash). */
+export function accessHash(derivedPublicKey: Uint8Array, expirationBlock: bigint, spendingLimit: Uint8Array): Uint8Array {
+  return sha256d(accessBytes(derivedPublicKey, expirationBlock, spendingLimit));
 }
 
 // --- AUTHORIZE_DERIVED_KEY -----------------------------------------------------------------
@@ -196,7 +202,7 @@ async function checkAccessSignature(ctx: ConnectContext, owner: Uint8Array, m: A
     if (e instanceof TxnDecodeError) refuse(`the access signature is not DER: ${e.message.replace(/^signature: /, '')}`);
     throw e;
   }
-  const hash = sha256d(accessBytes(m.derivedPublicKey, m.expirationBlock, limitBytes!));
+  const hash = accessHash(m.derivedPublicKey, m.expirationBlock, limitBytes!);
   // Core verifies access signatures with btcec, which accepts high-S.
   const [result] = await ctx.crypto.verifySignatures([{ publicKey: owner, hash, signature: compact!, lowS: false }]);
   if (!result?.ok || !result.value) refuse('the access signature is not the owner\'s signature over derived key ‖ expiration block ‖ spending limit');
@@ -272,6 +278,10 @@ export async function takeOperationAllowance(view: StateView, limit: Transaction
       const op = ({ [CreatorCoinOperation.BUY]: CreatorCoinLimitOperation.BUY, [CreatorCoinOperation.SELL]: CreatorCoinLimitOperation.SELL } as Record<number, number>)[m.operationType];
       if (op === undefined) throw new RuleError('RuleErrorDerivedKeyInvalidCreatorCoinLimitOperation', `creator coin operation ${m.operationType} has no derived-key limit`);
       return consumeCoinOperation(limit.creatorCoinOperations, m.profilePublicKey, op, CreatorCoinLimitOperation.ANY, 'RuleErrorDerivedKeyCreatorCoinOperationNotAuthorized');
+    }
+    case TxnType.CREATOR_COIN_TRANSFER: {
+      const m = decodeMetadata(txn.txnType, txn.metadata) as CreatorCoinTransferMetadata;
+      return consumeCoinOperation(limit.creatorCoinOperations, m.profilePublicKey, CreatorCoinLimitOperation.TRANSFER, CreatorCoinLimitOperation.ANY, 'RuleErrorDerivedKeyCreatorCoinOperationNotAuthorized');
     }
     case TxnType.DAO_COIN: {
       const m = decodeMetadata(txn.txnType, txn.metadata) as DAOCoinMetadata;

@@ -114,8 +114,8 @@ async function swapDAOCoins(view: StateView, a: Uint8Array, b: Uint8Array): Prom
   const found = await holdingPairs(view, daoCoinKeys, [a, b]);
   const balances: Array<[Uint8Array, Uint8Array, bigint]> = [];
   for (const [holder, creator] of found) balances.push([holder, creator, await getDAOCoinBalance(view, holder, creator)]);
-  for (const [holder, creator] of balances) setDAOCoinBalance(view, holder, creator, 0n);
-  for (const [holder, creator, amount] of balances) if (amount > 0n) setDAOCoinBalance(view, map(holder), map(creator), amount);
+  for (const [holder, creator] of balances) await setDAOCoinBalance(view, holder, creator, 0n);
+  for (const [holder, creator, amount] of balances) if (amount > 0n) await setDAOCoinBalance(view, map(holder), map(creator), amount);
 }
 
 /** Moves the PKID-keyed state of `a` to `b` and back (see the module comment). */

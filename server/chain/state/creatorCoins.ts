@@ -1,14 +1,17 @@
 /**
- * Creator-coin holdings in chain state (CREATOR_COIN): one balance per (holder, creator), and
- * two indexes over the non-zero ones: the holders of a creator's coin, the creators a holder
- * holds. The curve's totals (locked native, coins in circulation, number of holders) live on
- * the creator's profile (profiles.ts).
+ * Creator-coin holdings in chain state (CREATOR_COIN, CREATOR_COIN_TRANSFER): one balance per
+ * (holder, creator), and two indexes over the non-zero ones: the holders of a creator's coin,
+ * the creators a holder holds (and the same two ordered by balance, coinHolders.ts). The
+ * curve's totals (locked native, coins in circulation, number of holders) live on the
+ * creator's profile (profiles.ts).
  *
  * As in core, a balance entry survives a complete sell with a zero balance: a later sell of it
- * is "insufficient coins" rather than "no balance entry".
+ * is "insufficient coins" rather than "no balance entry". A transfer that empties the sender
+ * deletes its entry (core's HelpConnectCoinTransfer).
  * @module
  */
 import { toHex } from '../../hex.js';
+import { moveHolding } from './coinHolders.js';
 import type { StateReader } from './reader.js';
 import type { StateView } from './view.js';
 
@@ -37,10 +40,27 @@ export async function creatorCoinBalance(state: StateReader, holder33: Uint8Arra
   return (await getHolding(state, holder33, creator33))?.balanceNanos ?? 0n;
 }
 
-/** Writes a holding and keeps both indexes to the non-zero balances. */
+/**
+ * Writes a holding and keeps the indexes to the non-zero balances in step: both sets here and
+ * the by-balance indexes (coinHolders.ts). `previous` must be the record this replaces.
+ */
 export function putHolding(view: StateView, holder33: Uint8Array, creator33: Uint8Array, next: HoldingRecord, previous: HoldingRecord | undefined): void {
   view.set(creatorCoinKeys.balance(holder33, creator33), next);
-  const held = next.balanceNanos > 0n;
+  indexHolding(view, holder33, creator33, next.balanceNanos, previous);
+}
+
+/**
+ * Removes a holding record (core deletes the sender's balance entry when a transfer empties
+ * it, where a sell keeps it at zero), and its index entries. `previous` is the record removed.
+ */
+export function deleteHolding(view: StateView, holder33: Uint8Array, creator33: Uint8Array, previous: HoldingRecord | undefined): void {
+  view.delete(creatorCoinKeys.balance(holder33, creator33));
+  indexHolding(view, holder33, creator33, 0n, previous);
+}
+
+function indexHolding(view: StateView, holder33: Uint8Array, creator33: Uint8Array, balance: bigint, previous: HoldingRecord | undefined): void {
+  moveHolding(view, 'creator', holder33, creator33, previous?.balanceNanos ?? 0n, balance);
+  const held = balance > 0n;
   const heldBefore = (previous?.balanceNanos ?? 0n) > 0n;
   if (held === heldBefore) return;
   if (held) {

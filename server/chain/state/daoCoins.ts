@@ -1,12 +1,14 @@
 /**
  * DAO coins in chain state (DAO_COIN, DAO_COIN_TRANSFER, and the coin side of limit orders):
  * one coin entry per creator and one balance per (holder, creator), plus two indexes so read
- * routes can list a coin's holders and a holder's coins. Amounts are uint256 base units
- * (1e18 per coin) held as bigint. A zero balance is no balance: the key is deleted and the
- * holder leaves both indexes, as core deletes emptied balance entries.
+ * routes can list a coin's holders and a holder's coins (and the same two ordered by balance,
+ * coinHolders.ts). Amounts are uint256 base units (1e18 per coin) held as bigint. A zero
+ * balance is no balance: the key is deleted and the holder leaves the indexes, as core
+ * deletes emptied balance entries.
  * @module
  */
 import { toHex, fromHex } from '../../hex.js';
+import { moveHolding } from './coinHolders.js';
 import type { StateReader } from './reader.js';
 import type { StateView } from './view.js';
 import type { IndexRange } from '../../store/types.js';
@@ -82,10 +84,14 @@ export async function getDAOCoinBalance(state: StateReader, holder33: Uint8Array
   return (await state.get<bigint>(daoCoinKeys.balance(holder33, creator33))) ?? 0n;
 }
 
-/** Sets a balance and keeps both indexes in step (zero removes the holder). */
-export function setDAOCoinBalance(view: StateView, holder33: Uint8Array, creator33: Uint8Array, amount: bigint): void {
+/**
+ * Sets a balance and keeps the indexes in step (zero removes the holder): both sets here and
+ * the by-balance indexes (coinHolders.ts), which need the balance it replaces (read here).
+ */
+export async function setDAOCoinBalance(view: StateView, holder33: Uint8Array, creator33: Uint8Array, amount: bigint): Promise<void> {
   if (amount < 0n || amount > MAX_UINT256) throw new RangeError(`DAO coin balance ${amount} is outside uint256`);
   const key = daoCoinKeys.balance(holder33, creator33);
+  moveHolding(view, 'dao', holder33, creator33, await getDAOCoinBalance(view, holder33, creator33), amount);
   if (amount === 0n) {
     view.delete(key);
     view.indexRemove(daoCoinKeys.holders(creator33), [toHex(holder33)]);

@@ -226,9 +226,28 @@ export class StateView {
     return [...new Set([...this.writes.keys(), ...this.indexOpsByKey.keys()])];
   }
 
-  /** This view's writes as store operations (for the root view: everything to persist). */
+  /**
+   * This view's writes as store operations (for the root view: everything to persist). Index
+   * changes are netted per index (each member's last change decides), the same end state as
+   * applying them in turn: a block's thousands of one-member changes become at most two ops
+   * per index, one store call each.
+   */
   ops(): WriteOp[] {
     const values: WriteOp[] = [...this.writes].map(([key, v]) => (v === DELETED ? { op: 'del', key } : { op: 'set', key, value: v }));
-    return [...values, ...this.indexOps.map((o) => ({ ...o }))];
+    const net = new Map<string, Map<string, boolean>>();
+    for (const o of this.indexOps) {
+      let members = net.get(o.key);
+      if (members === undefined) net.set(o.key, (members = new Map()));
+      for (const m of o.members) members.set(m, o.op === 'indexAdd');
+    }
+    const indexes: WriteOp[] = [];
+    for (const [key, members] of net) {
+      const removed: string[] = [];
+      const added: string[] = [];
+      for (const [m, present] of members) (present ? added : removed).push(m);
+      if (removed.length > 0) indexes.push({ op: 'indexRemove', key, members: removed });
+      if (added.length > 0) indexes.push({ op: 'indexAdd', key, members: added });
+    }
+    return [...values, ...indexes];
   }
 }

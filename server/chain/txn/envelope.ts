@@ -117,6 +117,21 @@ export function withSignature(bytes: Uint8Array, signature: Uint8Array): Uint8Ar
   ]);
 }
 
+/**
+ * A signed transaction from its unsigned bytes and a signature (submit-transaction's
+ * `UnsignedTransactionHex` + `TransactionSignatureHex`).
+ * @throws {TxnDecodeError} TXN_UNSIGNED_MALFORMED when the unsigned bytes do not decode
+ */
+export function signUnsigned(unsigned: Uint8Array, signature: Uint8Array): Uint8Array {
+  try {
+    return withSignature(unsigned, signature);
+  } catch (e) {
+    // Same message, the code says which bytes: the client sent two transactions' worth of hex.
+    if (e instanceof TxnDecodeError) throw new TxnDecodeError(e.message, 'TXN_UNSIGNED_MALFORMED');
+    throw e;
+  }
+}
+
 /** The digest a signer signs: sha256d of the transaction with an empty signature (§5.4). */
 export function hashToSign(bytes: Uint8Array): Uint8Array {
   return sha256d(withSignature(bytes, new Uint8Array(0)));

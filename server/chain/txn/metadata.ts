@@ -1,8 +1,8 @@
 /**
  * Typed codecs for transaction metadata: the bytes after `uvarint txnType ‖ uvarint len` in a
  * MsgDeSoTxn (reference node-api.md §5.2–5.3). Layouts §5.3 does not spell out (SUBMIT_POST,
- * UPDATE_PROFILE, FOLLOW, LIKE, CREATOR_COIN, DAO_COIN, DAO_COIN_TRANSFER, BLOCK_REWARD) follow DeSo
- * core's `ToBytes` and agree with the deso-protocol SDK transcoders.
+ * UPDATE_PROFILE, FOLLOW, LIKE, CREATOR_COIN, CREATOR_COIN_TRANSFER, DAO_COIN, DAO_COIN_TRANSFER,
+ * BLOCK_REWARD) follow DeSo core's `ToBytes` and agree with the deso-protocol SDK transcoders.
  *
  * Decoding accepts exactly the bytes core's own `ToBytes` would write for the value it parses. Core
  * hashes and checks signatures over a re-serialization of the parsed transaction, so any other
@@ -30,6 +30,7 @@ export const TxnType = {
   CREATOR_COIN: 11,
   SWAP_IDENTITY: 12,
   UPDATE_GLOBAL_PARAMS: 13,
+  CREATOR_COIN_TRANSFER: 14,
   AUTHORIZE_DERIVED_KEY: 22,
   MESSAGING_GROUP: 23,
   DAO_COIN: 24,
@@ -114,6 +115,13 @@ export interface CreatorCoinMetadata {
   desoToAddNanos: bigint;
   minDesoExpectedNanos: bigint;
   minCreatorCoinExpectedNanos: bigint;
+}
+/** Core's CreatorCoinTransferMetadataa: `bytes(profile) ‖ uvarint amount ‖ bytes(receiver)`. */
+export interface CreatorCoinTransferMetadata {
+  type: 'CREATOR_COIN_TRANSFER';
+  profilePublicKey: Uint8Array;
+  creatorCoinToTransferNanos: bigint;
+  receiverPublicKey: Uint8Array;
 }
 export interface AuthorizeDerivedKeyMetadata {
   type: 'AUTHORIZE_DERIVED_KEY';
@@ -221,6 +229,7 @@ export type TxnMetadata =
   | FollowMetadata
   | LikeMetadata
   | CreatorCoinMetadata
+  | CreatorCoinTransferMetadata
   | AuthorizeDerivedKeyMetadata
   | DAOCoinMetadata
   | DAOCoinTransferMetadata
@@ -581,6 +590,19 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
       desoToAddNanos: r.u64('desoToAddNanos'),
       minDesoExpectedNanos: r.u64('minDesoExpectedNanos'),
       minCreatorCoinExpectedNanos: r.u64('minCreatorCoinExpectedNanos'),
+    }),
+  },
+  CREATOR_COIN_TRANSFER: {
+    encode: (w, m) =>
+      w
+        .pk('profilePublicKey', m.profilePublicKey)
+        .u64('creatorCoinToTransferNanos', m.creatorCoinToTransferNanos)
+        .pk('receiverPublicKey', m.receiverPublicKey),
+    decode: (r) => ({
+      type: 'CREATOR_COIN_TRANSFER',
+      profilePublicKey: r.pk('profilePublicKey'),
+      creatorCoinToTransferNanos: r.u64('creatorCoinToTransferNanos'),
+      receiverPublicKey: r.pk('receiverPublicKey'),
     }),
   },
   AUTHORIZE_DERIVED_KEY: {
