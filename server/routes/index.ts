@@ -1,6 +1,7 @@
 /** Every API area's route table; the router mounts them all under /api/v0 and bare. */
 import type { AppDeps } from '../deps.js';
 import type { Route } from '../http/route.js';
+import { adminBuyNativeRoutes } from './adminBuyNative.js';
 import { adminChainRoutes } from './adminChain.js';
 import { accessGroupRoutes } from './accessGroups.js';
 import { adminFeedRoutes } from './adminFeed.js';
@@ -62,5 +63,6 @@ export function allRoutes(deps: AppDeps): Route[][] {
     likeRoutes(deps),
     holderRoutes(deps),
     notificationRoutes(deps),
+    adminBuyNativeRoutes(deps),
   ];
 }

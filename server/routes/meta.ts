@@ -4,6 +4,7 @@ import { ApiError } from '../http/errors.js';
 import { json, raw, route, type Route } from '../http/route.js';
 import { v } from '../http/schema.js';
 import { appState } from '../meta/appState.js';
+import { getBuyNativeSettings } from '../meta/buyNative.js';
 import { exchangeRate } from '../meta/exchangeRate.js';
 
 export const getAppStateBody = v.object({
@@ -35,8 +36,8 @@ export function metaRoutes(deps: AppDeps): Route[] {
     route({
       method: 'GET',
       path: '/get-exchange-rate',
-      summary: 'Native coin exchange rates (spec §2.10)',
-      handle: () => json(exchangeRate(deps.config)),
+      summary: 'Native coin exchange rates (spec §2.10), with the node\'s buy fee and reserve rate (the reserve rate floors the USD price)',
+      handle: async () => json(exchangeRate(deps.config, await getBuyNativeSettings(deps.store))),
     }),
     route({
       method: 'POST',
