@@ -31,6 +31,7 @@ import {
   usersWithMetadata,
   type FilterList,
 } from '../social/userMetadata.js';
+import { userAdminData } from '../social/userAdminData.js';
 import { keySetJson } from '../social/users.js';
 import { grantVerification, removeVerification, verificationAuditLogs, verifiedUsernames } from '../social/verification.js';
 import { decodeKeyOr400 } from './requestKeys.js';
@@ -58,6 +59,10 @@ export const adminGetAllUserGlobalMetadataBody = v.object({
 });
 
 export const adminGetUserGlobalMetadataBody = v.object({
+  UserPublicKeyBase58Check: v.string({ maxLength: 200 }),
+});
+
+export const adminGetUserAdminDataBody = v.object({
   UserPublicKeyBase58Check: v.string({ maxLength: 200 }),
 });
 
@@ -246,6 +251,16 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
         const state = await deps.chain.pendingView();
         const [UserMetadata, UserProfileEntryResponse] = await Promise.all([userMetadataJson(deps.store, pk33, network), profileEntryResponse(deps, state, pk33)]);
         return json({ UserMetadata, UserProfileEntryResponse });
+      },
+    }),
+    adminRoute(deps, {
+      path: '/admin/get-user-admin-data',
+      summary: "A user's admin-side data: username, verification badge, white/gray/blacklist flags with who last changed each, email, phone, referral code",
+      level: 'superAdmin',
+      body: adminGetUserAdminDataBody,
+      async handle({ body }) {
+        const pk33 = keyOr400(body.UserPublicKeyBase58Check, 'UserPublicKeyBase58Check', 'AdminGetUserAdminData: Failed decoding user public key');
+        return json(await userAdminData(deps.store, await deps.chain.pendingView(), pk33));
       },
     }),
     adminRoute(deps, {

@@ -51,8 +51,8 @@ const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
   { why: 'the legacy messaging keys (before access groups)', paths: ['/api/v0/get-all-messaging-group-keys', '/api/v0/register-messaging-group-key'] },
   { why: 'API v1 (the exchange-style block and transaction reads)', paths: ['/api/v1/block', '/api/v1/transaction-info'] },
   {
-    why: 'single routes not built: a TikTok URL resolver, admin user data, Bitcoin block reprocessing',
-    paths: ['/api/v0/get-full-tiktok-url', '/api/v0/admin/get-user-admin-data', '/api/v0/admin/reprocess-bitcoin-block/:param'],
+    why: 'single routes not built: a TikTok URL resolver, Bitcoin block reprocessing',
+    paths: ['/api/v0/get-full-tiktok-url', '/api/v0/admin/reprocess-bitcoin-block/:param'],
   },
   {
     // The reference routes the plural `…-logs` (as this node does); the SDK's call 404s on both.
