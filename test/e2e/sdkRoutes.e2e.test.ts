@@ -47,7 +47,7 @@ const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
     why: 'buying DESO with fiat (Wyre); its fee and reserve-rate settings are routed',
     paths: ['/api/v0/admin/get-wyre-wallet-orders-for-public-key', '/api/v0/admin/get-wyre-wallet-order-quotation', '/api/v0/admin/get-wyre-wallet-order-reservation'],
   },
-  { why: 'email verification and image upload (need a mail sender and a media store)', paths: ['/api/v0/verify-email', '/api/v0/resend-verify-email', '/api/v0/upload-image'] },
+  { why: 'image upload (needs a media store)', paths: ['/api/v0/upload-image'] },
   { why: 'the legacy messaging keys (before access groups)', paths: ['/api/v0/get-all-messaging-group-keys', '/api/v0/register-messaging-group-key'] },
   { why: 'API v1 (the exchange-style block and transaction reads)', paths: ['/api/v1/block', '/api/v1/transaction-info'] },
   {
