@@ -39,17 +39,16 @@
  * get-app-state and node-info do not depend on the data size: their growth is the noise floor
  * of the run (the machine's load changing between sizes), and says how far to trust the others.
  *
- * Last results, 2026-11-25, Node v20.20.2, 2 cores (AMD EPYC), load average 0.8 at start, 2.5 at
- * the end (this run's own processes), default sizes and knobs, 592 s in all: populate 242,000
- * transactions in 380 s (~640 tx/s, funding transfers of 100 outputs are the slow part); bytes
- * per profile 607, per DM 728, per order 576, history per transaction 490 (a DM-heavy mix: the
- * signed transactions themselves are ~384 of it), per live nonce 302; used_memory 411 MB at
- * 100k; expiring 1.2 MB; restart 832 ms; growth 10k -> 100k within 1.3 for 7 of 9 routes
- * (get-dao-coin-limit-orders 2.0x: at 100k the 22,000 order keys read no longer fit the pending
- * view's 10,000-read cache; get-profiles UsernamePrefix 2.7x: it ranks every match, up to
- * 1,000, by coin value, as the reference ranks them all); writes 386 / 837 / 2,362 tx/s at
- * 1 / 8 / 32 in flight, sustained 60 s at 32: 1,984 accepted and 1,973 mined a second, p99
- * 104 ms; pool verify 19,193/s: writeVsVerify 0.123.
+ * Last results, 2026-11-26, Node v20.20.2, 2 cores (AMD EPYC), load average 0.5 at start, 2.2 at
+ * the end (this run's own processes), default sizes and knobs, 491 s in all: populate 242,000
+ * transactions in 270 s (~925 tx/s); bytes per profile 607, per DM 728, per order 571, history
+ * per transaction 493 (a DM-heavy mix: the signed transactions themselves are ~384 of it), per
+ * live nonce 302; used_memory 414 MB at 100k; expiring 2.4 MB; restart 795 ms; growth 10k ->
+ * 100k within 1.3 for all 9 routes (get-profiles UsernamePrefix 1.28x, get-dao-coin-limit-orders
+ * 1.11x, the control routes 0.98x and 1.19x); writes 407 / 1,041 / 1,467 tx/s at 1 / 8 / 32 in
+ * flight (bursts of 1,500; 1,918 at 32 at 10k), sustained 60 s at 32: 2,124 accepted and 2,113
+ * mined a second, p50 11.4 ms, p99 74 ms; pool verify 18,981/s: writeVsVerify 0.077 (the
+ * sustained rate would give 0.112).
  * @module
  */
 import { randomBytes } from 'node:crypto';

@@ -1,3 +1,5 @@
+import type { BuyNativeSettings } from './buyNative.js';
+
 const SATOSHIS_PER_BITCOIN = 100_000_000n;
 
 /**
@@ -12,6 +14,11 @@ export interface ExchangeRate {
   USDCentsPerNativeExchangeRate: number;
   SatoshisPerLegacyExchangeRate: number;
   USDCentsPerLegacyExchangeRate: number;
+  /** The lowest price this node sells the coin at (admin/set-usd-cents-to-deso-reserve-exchange-rate); 0 when unset. */
+  USDCentsPerNativeReserveExchangeRate: number;
+  USDCentsPerLegacyReserveExchangeRate: number;
+  /** The fee added to a fiat buy (admin/set-buy-deso-fee-basis-points); 0 when unset. */
+  BuyNativeFeeBasisPoints: number;
 }
 
 /** The configured rates (config.ts `--satoshis-per-native-exchange-rate`, `--usd-cents-per-bitcoin-exchange-rate`, `--nanos-sold`). */
@@ -21,11 +28,16 @@ export interface ExchangeRateOptions {
   nanosSold: number;
 }
 
-export function exchangeRate(config: ExchangeRateOptions): ExchangeRate {
+/**
+ * @param buy - the node's buy settings (meta/buyNative.ts): as in the reference, the reserve
+ *   rate floors the USD price (the node never quotes the coin below what it sells it at)
+ */
+export function exchangeRate(config: ExchangeRateOptions, buy: BuyNativeSettings = { feeBasisPoints: 0, reserveUsdCentsPerNative: 0 }): ExchangeRate {
   // BigInt: the product of two configured rates can pass 2^53 before the division.
-  const usdCentsPerNative = Number(
+  const fromBitcoin = Number(
     (BigInt(config.satoshisPerNativeExchangeRate) * BigInt(config.usdCentsPerBitcoinExchangeRate)) / SATOSHIS_PER_BITCOIN,
   );
+  const usdCentsPerNative = Math.max(fromBitcoin, buy.reserveUsdCentsPerNative);
   return {
     SatoshisPerNativeExchangeRate: config.satoshisPerNativeExchangeRate,
     NanosSold: config.nanosSold,
@@ -33,5 +45,8 @@ export function exchangeRate(config: ExchangeRateOptions): ExchangeRate {
     USDCentsPerNativeExchangeRate: usdCentsPerNative,
     SatoshisPerLegacyExchangeRate: config.satoshisPerNativeExchangeRate,
     USDCentsPerLegacyExchangeRate: usdCentsPerNative,
+    USDCentsPerNativeReserveExchangeRate: buy.reserveUsdCentsPerNative,
+    USDCentsPerLegacyReserveExchangeRate: buy.reserveUsdCentsPerNative,
+    BuyNativeFeeBasisPoints: buy.feeBasisPoints,
   };
 }

@@ -32,6 +32,7 @@ import {
   usersWithMetadata,
   type FilterList,
 } from '../social/userMetadata.js';
+import { userAdminData } from '../social/userAdminData.js';
 import { keySetJson } from '../social/users.js';
 import { grantVerification, removeVerification, verificationAuditLogs, verifiedUsernames } from '../social/verification.js';
 import { decodeKeyOr400 } from './requestKeys.js';
@@ -59,6 +60,10 @@ export const adminGetAllUserGlobalMetadataBody = v.object({
 });
 
 export const adminGetUserGlobalMetadataBody = v.object({
+  UserPublicKeyBase58Check: v.string({ maxLength: 200 }),
+});
+
+export const adminGetUserAdminDataBody = v.object({
   UserPublicKeyBase58Check: v.string({ maxLength: 200 }),
 });
 
@@ -121,6 +126,31 @@ export const allUserGlobalMetadataResponse = out.object({
 });
 export const adminUserGlobalMetadataResponse = out.object({ UserMetadata: userGlobalMetadataSchema, UserProfileEntryResponse: out.nullable(profileEntrySchema) });
 const messageResponse = out.object({ Message: out.string() });
+const lastActor = (what: string) => out.string(`The admin who last ${what} ("" if none; the --dev-open-admin marker for an open node)`);
+/** social/userAdminData.ts userAdminData (the reference's AdminGetUserAdminDataResponse). */
+export const userAdminDataResponse = out.named(
+  'UserAdminData',
+  out.object({
+    Username: out.string('"" without a profile'),
+    IsVerified: out.boolean(),
+    LastVerifierPublicKey: lastActor('granted the badge'),
+    LastVerifyRemoverPublicKey: lastActor('removed the badge'),
+    IsWhitelisted: out.boolean(),
+    LastWhitelisterPublicKey: lastActor('whitelisted the user'),
+    LastWhitelistRemoverPublicKey: lastActor('removed the whitelisting'),
+    IsGraylisted: out.boolean(),
+    LastGraylisterPublicKey: lastActor('graylisted the user'),
+    LastGraylistRemoverPublicKey: lastActor('removed the graylisting'),
+    IsBlacklisted: out.boolean(),
+    LastBlacklisterPublicKey: lastActor('blacklisted the user'),
+    LastBlacklistRemoverPublicKey: lastActor('removed the blacklisting'),
+    PhoneNumber: out.string(),
+    Email: out.string(),
+    ReferralHashBase58Check: out.string(),
+    JumioStarterDeSoTxnHashBase58Check: out.literal(''),
+    ReferrerDeSoTxnHashBase58Check: out.literal(''),
+  }),
+);
 export const verifiedUsersResponse = out.object({ VerifiedUsers: out.array(out.string(), 'Lower-cased usernames, removed ones included') });
 export const verificationAuditLogsResponse = out.object({
   VerificationAuditLogs: out.array(
@@ -309,6 +339,17 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
         const state = await deps.chain.pendingView();
         const [UserMetadata, UserProfileEntryResponse] = await Promise.all([userMetadataJson(deps.store, pk33, network), profileEntryResponse(deps, state, pk33)]);
         return json({ UserMetadata, UserProfileEntryResponse });
+      },
+    }),
+    adminRoute(deps, {
+      path: '/admin/get-user-admin-data',
+      summary: "A user's admin-side data: username, verification badge, white/gray/blacklist flags with who last changed each, email, phone, referral code",
+      level: 'superAdmin',
+      body: adminGetUserAdminDataBody,
+      response: userAdminDataResponse,
+      async handle({ body }) {
+        const pk33 = keyOr400(body.UserPublicKeyBase58Check, 'UserPublicKeyBase58Check', 'AdminGetUserAdminData: Failed decoding user public key');
+        return json(await userAdminData(deps.store, await deps.chain.pendingView(), pk33));
       },
     }),
     adminRoute(deps, {

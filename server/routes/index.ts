@@ -1,6 +1,7 @@
 /** Every API area's route table; the router mounts them all under /api/v0 and bare. */
 import type { AppDeps } from '../deps.js';
 import { area, type Route } from '../http/route.js';
+import { adminBuyNativeRoutes } from './adminBuyNative.js';
 import { adminChainRoutes } from './adminChain.js';
 import { accessGroupRoutes } from './accessGroups.js';
 import { adminFeedRoutes } from './adminFeed.js';
@@ -86,5 +87,6 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Likes', likeRoutes(deps)),
     tag('Users', holderRoutes(deps)),
     tag('Notifications', notificationRoutes(deps)),
+    tag('Admin', adminBuyNativeRoutes(deps)),
   ];
 }

@@ -4,6 +4,7 @@ import { ApiError } from '../http/errors.js';
 import { json, raw, route, type Route } from '../http/route.js';
 import { out, v } from '../http/schema.js';
 import { appState } from '../meta/appState.js';
+import { getBuyNativeSettings } from '../meta/buyNative.js';
 import { exchangeRate } from '../meta/exchangeRate.js';
 
 export const getAppStateBody = v.object({
@@ -24,6 +25,9 @@ export const exchangeRateResponse = out.named(
     USDCentsPerNativeExchangeRate: out.int(),
     SatoshisPerLegacyExchangeRate: out.int('Same as SatoshisPerNativeExchangeRate (older name)'),
     USDCentsPerLegacyExchangeRate: out.int('Same as USDCentsPerNativeExchangeRate (older name)'),
+    USDCentsPerNativeReserveExchangeRate: out.int('The reserve rate set by admin/set-usd-cents-to-deso-reserve-exchange-rate (0: none); it floors USDCentsPerNativeExchangeRate'),
+    USDCentsPerLegacyReserveExchangeRate: out.int('Same as USDCentsPerNativeReserveExchangeRate (older name)'),
+    BuyNativeFeeBasisPoints: out.int('The node’s fee on fiat buys of the native coin'),
   }),
 );
 
@@ -74,9 +78,9 @@ export function metaRoutes(deps: AppDeps): Route[] {
     route({
       method: 'GET',
       path: '/get-exchange-rate',
-      summary: 'Native coin exchange rates (spec §2.10)',
+      summary: 'Native coin exchange rates (spec §2.10), with the node\'s buy fee and reserve rate (the reserve rate floors the USD price)',
       response: exchangeRateResponse,
-      handle: () => json(exchangeRate(deps.config)),
+      handle: async () => json(exchangeRate(deps.config, await getBuyNativeSettings(deps.store))),
     }),
     route({
       method: 'POST',

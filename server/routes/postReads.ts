@@ -1,6 +1,7 @@
 /**
  * Post reads (issue 21; reference social-graph.md §5, backend routes/post.go): get-single-post,
- * get-posts-for-public-key, get-reposts-for-post and get-quote-reposts-for-post, thin handlers
+ * get-posts-for-public-key, get-reposts-for-post, get-quote-reposts-for-post and
+ * get-posts-hashhexlist, thin handlers
  * over server/social/postReads.ts. Every read sees the pending view (tip plus mempool), as the
  * reference's augmented view. get-single-post and get-posts-for-public-key are cached
  * (http/readCache.ts): they read chain state through their `ChainReads` only, and every
@@ -20,8 +21,10 @@ import { parsePostHashHex } from '../social/feed.js';
 import {
   MAX_COMMENT_LIMIT,
   MAX_OFFSET,
+  MAX_POSTS_BY_HASH,
   MAX_THREAD_LEVEL_LIMIT,
   PostReads,
+  postsByHash,
   postsForPublicKey,
   quoteRepostsPage,
   repostersPage,
@@ -90,7 +93,21 @@ export const getPostsForPublicKeyResponse = out.object({
 const reposters = out.array(profileEntrySchema);
 export const repostsForPostResponse = out.object({ Reposters: reposters, Reclouters: out.describe(reposters, 'Same as Reposters (older name)') });
 const quoteReposts = out.array(postEntrySchema);
+export const postsHashHexListResponse = out.object({
+  PostsFound: out.array(postEntrySchema, 'Each with its poster’s profile and, with a reader, its PostEntryReaderState'),
+  PostsSkipped: out.array(out.object({ PostHashHex: out.string(), Error: out.string('Why it is left out') })),
+});
 export const quoteRepostsForPostResponse = out.object({ QuoteReposts: quoteReposts, QuoteReclouts: out.describe(quoteReposts, 'Same as QuoteReposts (older name)') });
+export const getPostsHashHexListBody = v.object({
+  /** 1 to 50 post hashes (64 hex characters each). */
+  PostsHashHexList: v.array(postHashHex(), MAX_POSTS_BY_HASH),
+  ReaderPublicKeyBase58Check: v.optional(key(), ''),
+  /** '' keeps the list's order; 'newest' or 'oldest' sorts by timestamp. */
+  OrderBy: v.optional(v.string({ maxLength: 20 }), ''),
+  /** Only NFTs: there are none on this chain, so every post is skipped. */
+  OnlyNFTs: v.optional(v.boolean(), false),
+  OnlyPosts: v.optional(v.boolean(), false),
+});
 
 /** The reference's GetPostHashFromPostHashHex, without echoing the input. */
 function postHashOr400(hex: string, prefix: string): Uint8Array {
@@ -186,6 +203,29 @@ export function postReadRoutes(deps: AppDeps): Route[] {
         const reader = readerOf(body.ReaderPublicKeyBase58Check, P);
         const page = await quoteRepostsPage(await postReads(deps, live, reader, false), { postHash, offset: body.Offset, limit: body.Limit });
         return json({ QuoteReposts: page, QuoteReclouts: page });
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/get-posts-hashhexlist',
+      summary: 'Up to 50 posts by hash with their posters’ profiles, in the list’s order or by OrderBy (newest/oldest); PostsSkipped says why a hash is left out (reference GetPostsHashHexList)',
+      body: getPostsHashHexListBody,
+      response: postsHashHexListResponse,
+      async handle({ body }) {
+        const P = 'GetPostsHashHexList';
+        // The reference's wording, prefix included (its copy of GetPostsStateless's check).
+        if (body.OnlyNFTs && body.OnlyPosts) throw badRequest('GetPostsStateless: OnlyNFTs and OnlyPosts can not be enabled both');
+        if (body.PostsHashHexList.length === 0) throw badRequest(`${P}: PostsHashHexList is empty`);
+        const orderBy = body.OrderBy;
+        if (orderBy !== '' && orderBy !== 'newest' && orderBy !== 'oldest') throw badRequest(`${P}: OrderBy can be only empty, newest or oldest`);
+        const postHashes = body.PostsHashHexList.map((hex, i) => {
+          const hash = parsePostHashHex(hex);
+          if (hash === null) throw badRequest(`${P}: invalid post hash hex provided at PostsHashHexList[${i}]: expected 64 hex characters`);
+          return hash;
+        });
+        const reader = readerOf(body.ReaderPublicKeyBase58Check, P, 'reader');
+        const reads = await postReads(deps, live, reader, false);
+        return json(await postsByHash(reads, { postHashes, orderBy, onlyNFTs: body.OnlyNFTs }));
       },
     }),
   ];

@@ -18,6 +18,7 @@ import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
 import { profileRecordResponse } from '../social/profileEntry.js';
 import {
   blockedKeysHex,
+  confirmEmailVerification,
   moderationFlags,
   getMessageReadState,
   getUserMetadata,
@@ -25,6 +26,7 @@ import {
   MAX_READ_STATE_CONTACTS,
   mergeReadState,
   newEmailVerification,
+  renewEmailVerification,
   setBlocked,
   updateMessageReadState,
   updateUserMetadata,
@@ -184,6 +186,17 @@ const REFERRAL_REFUSALS: Readonly<Record<ReferralSignupRefusal, (hash: string) =
 export const deletePiiBody = v.object({
   PublicKeyBase58Check: v.optional(key(), ''),
   JWT: v.optional(v.string({ maxLength: 4096 }), ''),
+});
+
+export const resendVerifyEmailBody = v.object({
+  PublicKey: v.optional(key(), ''),
+  JWT: v.optional(v.string({ maxLength: 4096 }), ''),
+});
+
+export const verifyEmailBody = v.object({
+  PublicKey: v.optional(key(), ''),
+  /** The code of the verification mail (the reference's name: its link carries a hash). */
+  EmailHash: v.optional(v.string({ maxLength: 200 }), ''),
 });
 
 export const blockPublicKeyBody = v.object({
@@ -471,6 +484,38 @@ export function userRoutes(deps: AppDeps): Route[] {
         await verifyJwt(deps, caller, body.PublicKeyBase58Check, body.JWT, 'PublicKeyBase58Check', 'DeletePII: error validating JWT: ');
         const pk = decodePublicKey(body.PublicKeyBase58Check, network, 'PublicKeyBase58Check');
         await updateUserMetadata(deps.store, pk, (m) => ({ ...m, email: '', emailVerified: false, emailVerification: null, phoneNumber: '', phoneNumberCountryCode: '' }));
+        return empty();
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/resend-verify-email',
+      auth: 'user-jwt',
+      summary: "Mail a new verification code for the user's unverified email address (JWT of that user); the previous code stops working",
+      body: resendVerifyEmailBody,
+      response: out.empty(),
+      async handle({ body, caller }) {
+        const P = 'ResendVerifyEmail';
+        const pk = decodeKeyOr400(body.PublicKey, network, 'PublicKey', `${P}: Invalid public key`);
+        await verifyJwt(deps, caller, body.PublicKey, body.JWT, 'PublicKey', `${P}: Invalid token: `);
+        const renewed = await renewEmailVerification(deps.store, pk);
+        if (!renewed.ok) throw badRequest(renewed.reason === 'noEmail' ? `${P}: Email missing` : `${P}: Email is already verified`);
+        // Unlike update-user-global-metadata, sending is the whole request: a failure is its answer.
+        await mailerFor(deps, deps.log).sendVerificationEmail({ to: renewed.email, publicKeyBase58Check: encodePublicKey(pk, network), code: renewed.code });
+        return empty();
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/verify-email',
+      summary: "Marks the user's email verified with the code of the verification mail (EmailHash); a code works once, for the current address, within 24 hours",
+      body: verifyEmailBody,
+      response: out.empty(),
+      async handle({ body }) {
+        const P = 'VerifyEmail';
+        const pk = decodeKeyOr400(body.PublicKey, network, 'PublicKey', `${P}: Invalid public key`);
+        // The code is never echoed (the reference echoes its hash).
+        if (body.EmailHash === '' || !(await confirmEmailVerification(deps.store, pk, body.EmailHash))) throw badRequest(`${P}: Invalid hash`);
         return empty();
       },
     }),

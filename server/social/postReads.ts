@@ -443,3 +443,48 @@ export async function quoteRepostsPage(reads: PostReads, req: RepostsRequest): P
   const posts = await reads.loadAll(members.map(readPostMember));
   return Promise.all(posts.map((p) => reads.entry(p, { profile: 'poster', readerState: true })));
 }
+
+// --- get-posts-hashhexlist --------------------------------------------------------------------
+
+/** get-posts-hashhexlist: the most hashes one request names (the reference's bound). */
+export const MAX_POSTS_BY_HASH = 50;
+
+export interface PostsByHashRequest {
+  /** In the caller's order; duplicates are answered once each time they appear, as the reference. */
+  postHashes: readonly Uint8Array[];
+  /** '' keeps the request's order. */
+  orderBy: '' | 'newest' | 'oldest';
+  /** No post on this chain is an NFT: with it every post is skipped. */
+  onlyNFTs: boolean;
+}
+
+/**
+ * get-posts-hashhexlist: each named post with its poster's profile (reader state for a
+ * reader), or a skipped entry saying why: not found, not an NFT (OnlyNFTs), or an author the
+ * reader blocked or this node blacklisted (the reference skips only the reader's blocks; a
+ * blacklisted author is hidden everywhere on this node, as get-single-post refuses them).
+ * One post read per hash, so the cost follows the list (at most {@link MAX_POSTS_BY_HASH}).
+ */
+export async function postsByHash(reads: PostReads, req: PostsByHashRequest): Promise<{ PostsFound: Record<string, unknown>[]; PostsSkipped: Array<{ PostHashHex: string; Error: string }> }> {
+  const { state, reader } = reads.ctx;
+  const P = 'GetPostsHashHexList: ';
+  const blocked = reader === null ? new Set<string>() : await reads.blocksOf(reader);
+  const posts = await Promise.all(req.postHashes.map((h) => getPost(state, h)));
+  const found: PostRecord[] = [];
+  const PostsSkipped: Array<{ PostHashHex: string; Error: string }> = [];
+  for (let i = 0; i < posts.length; i++) {
+    const post = posts[i];
+    const skip = (why: string): void => void PostsSkipped.push({ PostHashHex: toHex(req.postHashes[i]!), Error: `${P}${why}` });
+    if (post === undefined) skip('Post not found');
+    else if (req.onlyNFTs) skip('OnlyNFTs is enabled, post is not an NFT');
+    else if (blocked.has(toHex(post.posterPublicKey)) || (await reads.moderation(post.posterPublicKey)).blacklisted) skip('Creator is blocked on this node');
+    else found.push(post);
+  }
+  if (req.orderBy !== '') {
+    const sign = req.orderBy === 'newest' ? -1 : 1;
+    // Stable: posts with the same timestamp keep the request's order.
+    found.sort((a, b) => sign * (a.timestampNanos < b.timestampNanos ? -1 : a.timestampNanos > b.timestampNanos ? 1 : 0));
+  }
+  const PostsFound = await Promise.all(found.map((p) => reads.entry(p, { profile: 'poster', readerState: reader !== null })));
+  return { PostsFound, PostsSkipped };
+}

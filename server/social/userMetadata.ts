@@ -372,3 +372,22 @@ export async function confirmEmailVerification(store: Store, pk33: Uint8Array, c
   });
   return accepted;
 }
+
+/** Why no new code was issued: the user has no email address, or it is verified already. */
+export type EmailRenewalRefusal = 'noEmail' | 'verified';
+
+/**
+ * A fresh verification code for the user's current, unverified address (resend-verify-email):
+ * it replaces the previous code, which stops working, and restarts the expiry.
+ */
+export async function renewEmailVerification(store: Store, pk33: Uint8Array, nowMs = Date.now()): Promise<{ ok: true; email: string; code: string } | { ok: false; reason: EmailRenewalRefusal }> {
+  let result: { ok: true; email: string; code: string } | { ok: false; reason: EmailRenewalRefusal } = { ok: false, reason: 'noEmail' };
+  await updateUserMetadata(store, pk33, (m) => {
+    if (m.email === '') return (result = { ok: false, reason: 'noEmail' }), m;
+    if (m.emailVerified) return (result = { ok: false, reason: 'verified' }), m;
+    const { code, entry } = newEmailVerification(m.email, nowMs);
+    result = { ok: true, email: m.email, code };
+    return { ...m, emailVerification: entry };
+  });
+  return result;
+}

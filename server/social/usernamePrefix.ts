@@ -19,9 +19,12 @@ import type { StateIndexReader } from '../chain/state/reader.js';
 
 /** Prefix searches rank at most this many matching usernames by coin value. */
 export const MAX_PREFIX_MATCHES = 1000;
-/** Profiles read per step of the walk down the coin-value index. */
-const WALK_PAGE_MIN = 32;
-const WALK_PAGE_MAX = 500;
+/**
+ * Profiles read per step of the walk down the coin-value index: one round trip each. Fixed, not
+ * sized by the expected walk: with the match list capped the expectation is too high, and a
+ * step sized by it read twice the profiles at 100k profiles as at 10k for the same page.
+ */
+const WALK_STEP = 128;
 
 /** Coin value first, then the public key, both highest first: the walk's order. */
 function byValue(a: ProfileRecord, b: ProfileRecord): number {
@@ -43,7 +46,7 @@ export async function profilesByUsernamePrefix(state: StateIndexReader, prefix: 
   // With the list capped, there are more matches than listed: the walk costs less than this.
   const walkReads = ((numToFetch + 1) * total) / names.length;
   if (capped || walkReads < rankReads) {
-    const walked = await walkByValue(state, prefix, numToFetch, hidden, Math.ceil(walkReads), capped ? 4 * MAX_PREFIX_MATCHES : 2 * rankReads);
+    const walked = await walkByValue(state, prefix, numToFetch, hidden, capped ? 4 * MAX_PREFIX_MATCHES : 2 * rankReads);
     if (walked !== null) return walked;
   }
   return rankMatches(state, names, numToFetch, hidden);
@@ -61,10 +64,10 @@ async function rankMatches(state: StateIndexReader, names: readonly string[], nu
 
 /**
  * The page from the top of the coin-value index down, or null when that took more than
- * `budget` profile reads (then ranking the matches is cheaper). `expected` sizes the steps.
+ * `budget` profile reads (then ranking the matches is cheaper).
  */
-async function walkByValue(state: StateIndexReader, prefix: string, numToFetch: number, hidden: (p: ProfileRecord) => boolean, expected: number, budget: number): Promise<ProfileRecord[] | null> {
-  const step = Math.min(WALK_PAGE_MAX, Math.max(WALK_PAGE_MIN, Math.ceil(expected / 2)));
+async function walkByValue(state: StateIndexReader, prefix: string, numToFetch: number, hidden: (p: ProfileRecord) => boolean, budget: number): Promise<ProfileRecord[] | null> {
+  const step = WALK_STEP;
   const out: ProfileRecord[] = [];
   let upper: string | undefined;
   for (let read = 0; read < budget; ) {

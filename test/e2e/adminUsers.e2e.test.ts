@@ -346,6 +346,65 @@ function suite(store: 'memory' | 'redis'): void {
       (c) => ({ Username: c.names.alice }),
     );
 
+    table(
+      ctx,
+      'admin/get-user-admin-data',
+      'superAdmin',
+      [
+        {
+          name: 'alice after the cases above: badge granted then removed, blacklisted then taken off, graylisted, each with who did it',
+          body: (c) => as(c, superAdmin, { UserPublicKeyBase58Check: c.alice.pk }),
+          check: (r, c) =>
+            assert.deepEqual(r, {
+              Username: c.names.alice,
+              IsVerified: false,
+              LastVerifierPublicKey: superAdmin.pk,
+              LastVerifyRemoverPublicKey: superAdmin.pk,
+              IsWhitelisted: false,
+              LastWhitelisterPublicKey: '',
+              LastWhitelistRemoverPublicKey: '',
+              IsGraylisted: true,
+              LastGraylisterPublicKey: admin.pk,
+              LastGraylistRemoverPublicKey: '',
+              IsBlacklisted: false,
+              LastBlacklisterPublicKey: admin.pk,
+              LastBlacklistRemoverPublicKey: admin.pk,
+              PhoneNumber: '',
+              Email: '',
+              ReferralHashBase58Check: '',
+              JumioStarterDeSoTxnHashBase58Check: '',
+              ReferrerDeSoTxnHashBase58Check: '',
+            }),
+        },
+        {
+          name: 'bob: his email (the phone number was cleared above), nothing else',
+          body: (c) => as(c, superAdmin, { UserPublicKeyBase58Check: c.bob.pk }),
+          check: (r, c) => {
+            assert.equal(r['Username'], c.names.bob);
+            assert.equal(r['Email'], 'bob@example.com');
+            assert.equal(r['PhoneNumber'], '');
+            assert.deepEqual([r['IsVerified'], r['IsWhitelisted'], r['IsGraylisted'], r['IsBlacklisted']], [false, false, false, false]);
+          },
+        },
+        {
+          name: 'carol has no profile: no username, but her whitelisting and who did it show',
+          body: (c) => as(c, superAdmin, { UserPublicKeyBase58Check: c.carol.pk }),
+          check: (r) => {
+            assert.equal(r['Username'], '');
+            assert.equal(r['IsWhitelisted'], true);
+            assert.equal(r['LastWhitelisterPublicKey'], admin.pk);
+          },
+        },
+        {
+          name: 'a malformed key is refused without echoing it',
+          body: (c) => as(c, superAdmin, { UserPublicKeyBase58Check: 'tBCnotAKeyMaybeASecret' }),
+          error: { re: /^AdminGetUserAdminData: Failed decoding user public key: (?!.*tBCnotAKeyMaybeASecret)/ },
+        },
+        { name: 'a missing key is refused', body: (c) => as(c, superAdmin, {}), error: { re: /^UserPublicKeyBase58Check: is required$/ } },
+      ],
+      (c) => ({ UserPublicKeyBase58Check: c.bob.pk }),
+    );
+
     describe('grantVerification', () => {
       it('moves a username to its new holder: the previous holder loses the badge, the new one gets it', async () => {
         const c = ctx();

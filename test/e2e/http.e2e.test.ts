@@ -176,6 +176,10 @@ describe('GET /api/v0/get-exchange-rate', () => {
       USDCentsPerNativeExchangeRate: 987,
       SatoshisPerLegacyExchangeRate: 12345,
       USDCentsPerLegacyExchangeRate: 987,
+      // No reserve rate or buy fee set (admin/set-…): zeros, and the price is the derived one.
+      USDCentsPerNativeReserveExchangeRate: 0,
+      USDCentsPerLegacyReserveExchangeRate: 0,
+      BuyNativeFeeBasisPoints: 0,
     });
   });
 });

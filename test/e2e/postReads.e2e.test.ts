@@ -1,7 +1,7 @@
 /**
  * Post reads end to end (issue 21 item 4; reference social-graph.md §5): get-single-post,
- * get-posts-for-public-key, get-posts-stateless in its plain recent form, get-reposts-for-post
- * and get-quote-reposts-for-post, with the counters (CommentCount, RepostCount,
+ * get-posts-for-public-key, get-posts-stateless in its plain recent form, get-posts-hashhexlist,
+ * get-reposts-for-post and get-quote-reposts-for-post, with the counters (CommentCount, RepostCount,
  * QuoteRepostCount) and PostEntryReaderState they show. Once per store: profiles, posts,
  * comments, reposts and quote reposts are real transactions, mined one at a time (a post's
  * timestamp is taken when it is constructed, so creation order is time order). Blocks and
@@ -321,6 +321,61 @@ function suite(store: 'memory' | 'redis'): void {
       { name: 'the follow feed of a reader who follows nobody is empty', body: (c) => ({ GetPostsForFollowFeed: true, ReaderPublicKeyBase58Check: c.k.reader.pk }), check: (r) => assert.deepEqual(r['PostsFound'], []) },
       { name: 'refuses a PostHashHex of no post', body: () => ({ PostHashHex: ABSENT }), error: { re: /^GetPostsStateless: PostHashHex names no post on this chain$/ } },
       { name: 'refuses OnlyNFTs with OnlyPosts', body: () => ({ OnlyNFTs: true, OnlyPosts: true }), error: { re: /^GetPostsStateless: OnlyNFTs and OnlyPosts can not be enabled both$/ } },
+    ]);
+
+    table(ctx, 'get-posts-hashhexlist', [
+      {
+        name: 'the named posts in the list’s order, each with its poster’s profile; an unknown hash is skipped with why',
+        body: (c) => ({ PostsHashHexList: [c.h.b1, ABSENT, c.h.a1, c.h.cCarol] }),
+        check: (r, c) => {
+          assert.deepEqual(named(c, r['PostsFound']), ['b1', 'a1', 'cCarol']);
+          assert.deepEqual(r['PostsFound'].map((p: J) => p['ProfileEntryResponse']['Username']), [c.names.bob, c.names.alice, c.names.carol]);
+          assert.equal(r['PostsFound'][1]['CommentCount'], 4);
+          assert.equal(r['PostsFound'][1]['PostEntryReaderState'], null, 'no reader, no reader state');
+          assert.deepEqual(r['PostsSkipped'], [{ PostHashHex: ABSENT, Error: 'GetPostsHashHexList: Post not found' }]);
+        },
+      },
+      {
+        name: 'OrderBy newest and oldest sort by timestamp; a reader gets the reader state; a repost carries its original',
+        body: (c) => ({ PostsHashHexList: [c.h.a2, c.h.rBob, c.h.a1], OrderBy: 'newest', ReaderPublicKeyBase58Check: c.k.reader.pk }),
+        check: async (r, c) => {
+          assert.deepEqual(named(c, r['PostsFound']), ['rBob', 'a2', 'a1']);
+          assert.equal(r['PostsFound'][0]['RepostedPostEntryResponse']['PostHashHex'], c.h.a1);
+          assert.deepEqual(r['PostsFound'][2]['PostEntryReaderState'], { LikedByReader: false, DiamondLevelBestowed: 0, RepostedByReader: false, RepostPostHashHex: '' });
+          assert.deepEqual(r['PostsSkipped'], []);
+          const oldest = await c.n.ok('get-posts-hashhexlist', { PostsHashHexList: [c.h.a2, c.h.rBob, c.h.a1], OrderBy: 'oldest' });
+          assert.deepEqual(named(c, oldest['PostsFound']), ['a1', 'a2', 'rBob']);
+        },
+      },
+      {
+        name: 'authors the reader blocked, and blacklisted authors, are skipped',
+        // setBlocked's last argument is `unblock`.
+        body: async (c) => {
+          await setBlocked(c.n.deps.store, c.k.reader.pk33, c.k.bob.pk33, false);
+          await updateUserMetadata(c.n.deps.store, c.k.carol.pk33, (m) => ({ ...m, removeEverywhere: true }));
+          return { PostsHashHexList: [c.h.b1, c.h.q2, c.h.a1], ReaderPublicKeyBase58Check: c.k.reader.pk };
+        },
+        check: async (r, c) => {
+          await setBlocked(c.n.deps.store, c.k.reader.pk33, c.k.bob.pk33, true);
+          await updateUserMetadata(c.n.deps.store, c.k.carol.pk33, (m) => ({ ...m, removeEverywhere: false }));
+          assert.deepEqual(named(c, r['PostsFound']), ['a1']);
+          assert.deepEqual(r['PostsSkipped'], [
+            { PostHashHex: c.h.b1, Error: 'GetPostsHashHexList: Creator is blocked on this node' },
+            { PostHashHex: c.h.q2, Error: 'GetPostsHashHexList: Creator is blocked on this node' },
+          ]);
+        },
+      },
+      {
+        name: 'OnlyNFTs skips every post (no post is an NFT on this chain)',
+        body: (c) => ({ PostsHashHexList: [c.h.a1], OnlyNFTs: true }),
+        check: (r, c) => assert.deepEqual(r, { PostsFound: [], PostsSkipped: [{ PostHashHex: c.h.a1, Error: 'GetPostsHashHexList: OnlyNFTs is enabled, post is not an NFT' }] }),
+      },
+      { name: 'refuses an empty list', body: () => ({ PostsHashHexList: [] }), error: { re: /^GetPostsHashHexList: PostsHashHexList is empty$/ } },
+      { name: 'refuses more than 50 hashes', body: () => ({ PostsHashHexList: Array.from({ length: 51 }, () => ABSENT) }), error: { re: /^PostsHashHexList: .*50/ } },
+      { name: 'refuses a hash that is not 64 hex, naming its place', body: (c) => ({ PostsHashHexList: [c.h.a1, 'nope'] }), error: { re: /^GetPostsHashHexList: invalid post hash hex provided at PostsHashHexList\[1\]: expected 64 hex characters$/ } },
+      { name: 'refuses an OrderBy other than newest or oldest', body: (c) => ({ PostsHashHexList: [c.h.a1], OrderBy: 'hottest' }), error: { re: /^GetPostsHashHexList: OrderBy can be only empty, newest or oldest$/ } },
+      { name: 'refuses OnlyNFTs with OnlyPosts', body: (c) => ({ PostsHashHexList: [c.h.a1], OnlyNFTs: true, OnlyPosts: true }), error: { re: /OnlyNFTs and OnlyPosts can not be enabled both$/ } },
+      { name: 'refuses a malformed reader key', body: (c) => ({ PostsHashHexList: [c.h.a1], ReaderPublicKeyBase58Check: 'tBCnope' }), error: { re: /^GetPostsHashHexList: Problem decoding reader public key: / } },
     ]);
 
     table(ctx, 'get-reposts-for-post', [

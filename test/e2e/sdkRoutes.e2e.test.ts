@@ -44,23 +44,15 @@ const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
     paths: ['/api/v0/submit-atomic-transaction', '/api/v0/create-dao-coin-limit-order-with-fee', '/api/v0/create-new-coin', '/api/v0/update-coin-properties'],
   },
   {
-    why: 'buying DESO with fiat (Wyre) and its fee and reserve-rate settings',
-    paths: [
-      '/api/v0/admin/get-wyre-wallet-orders-for-public-key',
-      '/api/v0/admin/get-wyre-wallet-order-quotation',
-      '/api/v0/admin/get-wyre-wallet-order-reservation',
-      '/api/v0/admin/get-buy-deso-fee-basis-points',
-      '/api/v0/admin/set-buy-deso-fee-basis-points',
-      '/api/v0/admin/get-usd-cents-to-deso-reserve-exchange-rate',
-      '/api/v0/admin/set-usd-cents-to-deso-reserve-exchange-rate',
-    ],
+    why: 'buying DESO with fiat (Wyre); its fee and reserve-rate settings are routed',
+    paths: ['/api/v0/admin/get-wyre-wallet-orders-for-public-key', '/api/v0/admin/get-wyre-wallet-order-quotation', '/api/v0/admin/get-wyre-wallet-order-reservation'],
   },
-  { why: 'email verification and image upload (need a mail sender and a media store)', paths: ['/api/v0/verify-email', '/api/v0/resend-verify-email', '/api/v0/upload-image'] },
+  { why: 'image upload (needs a media store)', paths: ['/api/v0/upload-image'] },
   { why: 'the legacy messaging keys (before access groups)', paths: ['/api/v0/get-all-messaging-group-keys', '/api/v0/register-messaging-group-key'] },
   { why: 'API v1 (the exchange-style block and transaction reads)', paths: ['/api/v1/block', '/api/v1/transaction-info'] },
   {
-    why: 'single routes not built: a TikTok URL resolver, post lists by hash, admin user data, Bitcoin block reprocessing',
-    paths: ['/api/v0/get-full-tiktok-url', '/api/v0/get-posts-hashhexlist', '/api/v0/admin/get-user-admin-data', '/api/v0/admin/reprocess-bitcoin-block/:param'],
+    why: 'single routes not built: a TikTok URL resolver, Bitcoin block reprocessing',
+    paths: ['/api/v0/get-full-tiktok-url', '/api/v0/admin/reprocess-bitcoin-block/:param'],
   },
   {
     // The reference routes the plural `…-logs` (as this node does); the SDK's call 404s on both.

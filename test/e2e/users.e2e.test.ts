@@ -238,6 +238,51 @@ function suite(store: 'memory' | 'redis'): void {
       { name: 'not an email address', body: async (c) => ({ UserPublicKeyBase58Check: c.dave.pk, JWT: await jwtOf(c, c.dave), Email: 'not an email' }), error: { re: /^UpdateUserGlobalMetadataRequest: Email is not a valid email address/ } },
     ]);
 
+    // A user of its own (no profile needed: email is node-local), so the reads below are untouched.
+    const mailer = keyPair();
+    const mailsTo = (c: Ctx): VerificationMail[] => c.mails.filter((m) => m.publicKeyBase58Check === mailer.pk);
+    const emailVerified = async (c: Ctx): Promise<boolean> => (await c.n.deps.store.get<{ emailVerified: boolean }>(`social:user:${Buffer.from(mailer.pk33).toString('hex')}`))?.emailVerified ?? false;
+
+    table(ctx, 'resend-verify-email', [
+      { name: 'a user without an email address is refused', body: async (c) => ({ PublicKey: mailer.pk, JWT: await jwtOf(c, mailer) }), error: { re: /^ResendVerifyEmail: Email missing$/ } },
+      {
+        name: 'mails a new code for the unverified address; the first code stops working',
+        body: async (c) => {
+          await c.n.ok('update-user-global-metadata', { UserPublicKeyBase58Check: mailer.pk, JWT: await jwtOf(c, mailer), Email: 'mailer@example.com' });
+          assert.equal(mailsTo(c).length, 1, 'the first mail');
+          return { PublicKey: mailer.pk, JWT: await jwtOf(c, mailer) };
+        },
+        check: async (r, c) => {
+          assert.equal(r, undefined, 'an empty body');
+          const [first, second] = mailsTo(c);
+          assert.ok(first && second, 'a second mail');
+          assert.equal(second.to, 'mailer@example.com');
+          assert.notEqual(second.code, first.code);
+          await c.n.fails('verify-email', { PublicKey: mailer.pk, EmailHash: first.code }, /^VerifyEmail: Invalid hash$/);
+          assert.equal(await emailVerified(c), false);
+        },
+      },
+      { name: 'a JWT of another key is refused (403)', body: async (c) => ({ PublicKey: mailer.pk, JWT: await jwtOf(c, c.troll) }), error: { status: 403, re: /^ResendVerifyEmail: Invalid token: JWT is valid for another public key/ } },
+      { name: 'no JWT is refused (401)', body: () => ({ PublicKey: mailer.pk }), error: { status: 401, re: /^ResendVerifyEmail: Invalid token: / } },
+      { name: 'a malformed key is refused without echoing it', body: () => ({ PublicKey: 'tBCnotAKeyMaybeASecret', JWT: 'x' }), error: { re: /^ResendVerifyEmail: Invalid public key: (?!.*tBCnotAKeyMaybeASecret)/ } },
+    ]);
+
+    table(ctx, 'verify-email', [
+      { name: 'a wrong code is refused, without echoing it', body: () => ({ PublicKey: mailer.pk, EmailHash: 'guessedCode123' }), error: { re: /^VerifyEmail: Invalid hash$/ } },
+      { name: 'an empty code is refused', body: () => ({ PublicKey: mailer.pk }), error: { re: /^VerifyEmail: Invalid hash$/ } },
+      {
+        name: 'the latest mailed code verifies the address (no JWT: the code is the proof); it works once',
+        body: (c) => ({ PublicKey: mailer.pk, EmailHash: mailsTo(c).at(-1)!.code }),
+        check: async (r, c) => {
+          assert.equal(r, undefined, 'an empty body');
+          assert.equal(await emailVerified(c), true);
+          await c.n.fails('verify-email', { PublicKey: mailer.pk, EmailHash: mailsTo(c).at(-1)!.code }, /^VerifyEmail: Invalid hash$/);
+          await c.n.fails('resend-verify-email', { PublicKey: mailer.pk, JWT: await jwtOf(c, mailer) }, /^ResendVerifyEmail: Email is already verified$/);
+        },
+      },
+      { name: 'a malformed key is refused', body: () => ({ PublicKey: 'tBCnope', EmailHash: 'x' }), error: { re: /^VerifyEmail: Invalid public key: / } },
+    ]);
+
     table(ctx, 'block-public-key', [
       {
         name: 'the creator blocks the troll and dave: the answer is the full blocked set; blocking twice is harmless',

@@ -121,4 +121,4 @@ describe('profilesByUsernamePrefix', () => {
 });
 
 /** The walk may overshoot its budget by one step. */
-const WALK_SLACK = 500;
+const WALK_SLACK = 128;
