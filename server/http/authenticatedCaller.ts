@@ -4,7 +4,7 @@
  * nothing, and taking its bucket would let anyone lock its owner out (rateLimit.ts).
  *
  * The router gives every handler a `CallerProof` in its context (`ctx.caller`); `requireUserJwt`
- * (adminAuth.ts), the one place a JWT is checked (admin checks included), takes it and calls
+ * (routes/adminAuth.ts), the one place a JWT is checked (admin checks included), takes it and calls
  * `authenticated` once the token verified. Passed explicitly rather than through an async
  * context: AsyncLocalStorage turns on promise hooks for the whole process, which made
  * promise-heavy code 2.6x slower on Node 20 (measured: 8 awaits per call, 300k calls).

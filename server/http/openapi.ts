@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the API, generated from the routes the router mounts, the
  * request schemas it validates with and the response schemas it checks answers against under
- * `--check-responses` (server/http/schema.ts `v` and `out`, JSON Schema 2020-12, the dialect of
+ * `--check-responses` (server/schema.ts `v` and `out`, JSON Schema 2020-12, the dialect of
  * OpenAPI 3.1). Nothing here is written by hand per route: paths, path parameters, summaries,
  * tags, request bodies and 200 answers come from the route tables (named response schemas
  * become `components.schemas` and `$ref`s); the error answers from what the router, the rate
@@ -17,7 +17,7 @@
  */
 import { encodePublicKey, type Network } from '../keys/index.js';
 import type { Method, ResponseDoc, Route, RouteAuth } from './route.js';
-import { PUBLIC_KEY_FORMAT, responseComponents, type JsonSchema } from './schema.js';
+import { PUBLIC_KEY_FORMAT, responseComponents, type JsonSchema } from '../schema.js';
 import { rateClassOf } from './rateLimit.js';
 import type { RateClass, RateLimits } from './rateClasses.js';
 

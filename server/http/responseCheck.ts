@@ -9,7 +9,7 @@
  * annotation (description, format, default, contentEncoding, …) and checks nothing.
  * @module
  */
-import { responseComponents, type JsonSchema, type ResponseSchema } from './schema.js';
+import { responseComponents, type JsonSchema, type ResponseSchema } from '../schema.js';
 import { schemaWithNames, type ResponseNames } from './responseNames.js';
 
 export interface CheckOptions {

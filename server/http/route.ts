@@ -2,7 +2,7 @@
  * What a route file declares. Route files are tables of these; they never see uWS.
  */
 import type { Logger } from 'pino';
-import type { JsonSchema, ResponseSchema, Schema } from './schema.js';
+import type { JsonSchema, ResponseSchema, Schema } from '../schema.js';
 import type { CallerProof } from './authenticatedCaller.js';
 import type { ErrorPrefixes } from './errors.js';
 

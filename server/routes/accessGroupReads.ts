@@ -12,7 +12,7 @@ import type { AppDeps } from '../deps.js';
 import { groupId, type GroupId } from '../chain/state/accessGroups.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { accessGroupEntrySchema, accessGroupMemberEntrySchema, profileEntryMapSchema } from './responses.js';
 import { encodePublicKey } from '../keys/index.js';
 import {

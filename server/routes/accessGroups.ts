@@ -14,7 +14,7 @@ import { getAccessGroup, getAccessGroupMember, groupId, isBaseGroupKeyName, padG
 import { AccessGroupMemberOperation, AccessGroupOperation, type AccessGroupMember, type TxnMetadata } from '../chain/txn/metadata.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest, encodeExtraData, type ConstructedResponse } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 

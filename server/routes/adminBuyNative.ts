@@ -10,9 +10,9 @@
  * @module
  */
 import type { AppDeps } from '../deps.js';
-import { adminRoute } from '../http/adminAuth.js';
+import { adminRoute } from './adminAuth.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import {
   getBuyNativeSettings,
   MAX_BUY_FEE_BASIS_POINTS,

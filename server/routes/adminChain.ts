@@ -22,10 +22,10 @@ import { encodeGlobalParamValue, GLOBAL_PARAM_SPECS } from '../chain/rules/globa
 import type { StateView } from '../chain/state/view.js';
 import { decodeTxn } from '../chain/txn/envelope.js';
 import type { TxnMetadata } from '../chain/txn/metadata.js';
-import { adminRoute } from '../http/adminAuth.js';
+import { adminRoute } from './adminAuth.js';
 import { badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';
-import { out, v, ValidationError, type Optional, type Schema } from '../http/schema.js';
+import { out, v, ValidationError, type Optional, type Schema } from '../schema.js';
 import { encodePublicKey } from '../keys/index.js';
 import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
 import { txnString } from '../social/spendingLimitResponse.js';

@@ -11,10 +11,10 @@
  */
 import type { AppDeps } from '../deps.js';
 import { getPost, type PostRecord } from '../chain/state/posts.js';
-import { adminRoute } from '../http/adminAuth.js';
+import { adminRoute } from './adminAuth.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { parsePostHashHex, removeNilPosts, setInGlobalFeed, setPinned } from '../social/feed.js';
 
 export const adminUpdateGlobalFeedBody = v.object({

@@ -4,7 +4,7 @@
  * service services/construct.ts, re-exported here for the route files.
  * @module
  */
-import { out, v, type ResponseSchema } from '../http/schema.js';
+import { out, v, type ResponseSchema } from '../schema.js';
 import { transactionSchema } from './responses.js';
 
 export { constructForRequest, encodeExtraData, type ConstructedResponse, type ConstructRequest } from '../services/construct.js';

@@ -20,7 +20,7 @@ import { CreatorCoinOperation } from '../chain/txn/metadata.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { CONSTRUCTED_WITH_SPEND, constructedResponse, constructFields, constructForRequest } from './constructed.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { expectedTrade } from '../services/creatorCoins.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 

@@ -15,7 +15,7 @@ import { DAOCoinLimitOrderFill, DAOCoinOperation } from '../chain/txn/metadata.j
 import { ApiError, badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { CONSTRUCTED_WITH_HASH, CONSTRUCTED_WITH_SPEND, constructedResponse, constructFields, constructForRequest, type ConstructRequest } from './constructed.js';
-import { out, v, ValidationError, type Schema } from '../http/schema.js';
+import { out, v, ValidationError, type Schema } from '../schema.js';
 import { encodePublicKey } from '../keys/index.js';
 import { cancelLimitOrder, createLimitOrder, createMarketOrder, type SimulatedExecution } from '../services/daoCoinOrders.js';
 import type { ConstructedResponse } from '../services/construct.js';

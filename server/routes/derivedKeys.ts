@@ -26,7 +26,7 @@ import { decodeSpendingLimit, emptySpendingLimit, encodeSpendingLimit, type Tran
 import { badRequest, type ErrorPrefixes } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { transactionSpendingLimitSchema, userDerivedKeySchema } from './responses.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { toHex } from '../hex.js';
 import { metamaskAccessBytes } from '../social/metamaskAccessBytes.js';
 import { cachedRoute } from '../http/readCache.js';

@@ -13,7 +13,7 @@ import { getProfileByUsername } from '../chain/state/profiles.js';
 import type { TxnOutput } from '../chain/txn/envelope.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { postEntrySchema, profileEntrySchema } from './responses.js';
 import { diamondedPosts, diamondsForPost, diamondsForPublicKey, prepareDiamond } from '../social/diamonds.js';
 import { parsePostHashHex } from '../social/feed.js';

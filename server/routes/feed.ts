@@ -19,7 +19,7 @@ import type { AppDeps } from '../deps.js';
 import { getPost, type PostRecord } from '../chain/state/posts.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { postEntrySchema } from './responses.js';
 import { globalFeedPage, parsePostHashHex, type FeedPost } from '../social/feed.js';
 import { followFeedPage, PostReads, recentPostsPage, type FollowedBy } from '../social/postReads.js';

@@ -9,7 +9,7 @@ import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
 import { cachedRoute } from '../http/readCache.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { profileEntryMapSchema } from './responses.js';
 import { followsStateless, isFollowingPublicKey, MAX_FOLLOWS_TO_FETCH } from '../social/follows.js';
 import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest } from './constructed.js';

@@ -7,7 +7,7 @@
  */
 import type { AppDeps } from '../deps.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { balanceEntrySchema } from './responses.js';
 import { hodlersForPublicKey, isHodling } from '../social/holders.js';
 import { publicKeyForUsernameText, usernameForPublicKey } from '../social/usernames.js';

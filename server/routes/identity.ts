@@ -14,7 +14,7 @@ import type { AppDeps } from '../deps.js';
 import { json, route, type Route } from '../http/route.js';
 import { answerFrame } from '../http/identityFrames.js';
 import type { WebSocketDoc } from '../http/openapi.js';
-import { out, type ResponseSchema, type Schema } from '../http/schema.js';
+import { out, type ResponseSchema, type Schema } from '../schema.js';
 import { IDENTITY_METHODS, IDENTITY_SERVICE, MAX_ID_LENGTH } from '../identity/frames.js';
 
 // --- the envelopes ----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
 import { cachedRoute } from '../http/readCache.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { profileEntrySchema } from './responses.js';
 import { likesForPost, MAX_LIKES_TO_FETCH } from '../social/likes.js';
 import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest } from './constructed.js';

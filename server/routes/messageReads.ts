@@ -10,7 +10,7 @@ import type { AppDeps } from '../deps.js';
 import { groupId, type GroupId } from '../chain/state/accessGroups.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { newMessageEntrySchema, profileEntryMapSchema } from './responses.js';
 import { encodePublicKey } from '../keys/index.js';
 import { dmThreadPage, groupChatPage, newMessageEntryResponse, parseStartTimestamp, partyOwners, threadHeads } from '../social/messages.js';

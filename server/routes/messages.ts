@@ -14,7 +14,7 @@ import { padGroupKeyName } from '../chain/state/accessGroups.js';
 import { NewMessageOperation, NewMessageType, type NewMessageMetadata } from '../chain/txn/metadata.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { keyNameProblem } from './accessGroups.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest } from './constructed.js';

@@ -2,7 +2,7 @@
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../http/errors.js';
 import { json, raw, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { appState } from '../meta/appState.js';
 import { getBuyNativeSettings } from '../meta/buyNative.js';
 import { exchangeRate } from '../meta/exchangeRate.js';

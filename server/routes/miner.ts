@@ -6,7 +6,7 @@
 import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 
 /** Reference limit on NumHeaders. */
 const MAX_NUM_HEADERS = 1_000_000;

@@ -20,7 +20,7 @@ import { badRequest, toErrorReply } from '../http/errors.js';
 import { parseJsonText } from '../jsonText.js';
 import { JsonTooDeepError } from '../jsonDepth.js';
 import { stringifyJson } from '../http/router.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import type { WebSocketDoc } from '../http/openapi.js';
 import { blockTemplateStats, headerBytes, submitBlockResponse } from './miner.js';
 

@@ -1,7 +1,7 @@
 /** Node introspection routes (not in the reference: operators of multi-process nodes need them). */
 import type { AppDeps } from '../deps.js';
 import { json, raw, route, type Route } from '../http/route.js';
-import { out } from '../http/schema.js';
+import { out } from '../schema.js';
 
 export const nodeInfoResponse = out.named(
   'NodeInfo',

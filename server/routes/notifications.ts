@@ -10,10 +10,10 @@
  */
 import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
-import { requireUserJwt } from '../http/adminAuth.js';
+import { requireUserJwt } from './adminAuth.js';
 import { cachedRoute, unrecordedChainReads } from '../http/readCache.js';
 import { empty, json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { postEntrySchema, profileEntryMapSchema } from './responses.js';
 import { isKeyError } from '../keys/index.js';
 import { MAX_NOTIFICATION_INDEX } from '../chain/state/notifications.js';

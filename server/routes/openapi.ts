@@ -10,7 +10,7 @@ import { openApiDocument } from '../http/openapi.js';
 import { parseRateLimits } from '../http/rateClasses.js';
 import { raw, route, type Route } from '../http/route.js';
 import { stringifyJson } from '../http/router.js';
-import { out } from '../http/schema.js';
+import { out } from '../schema.js';
 import { schemaWithNames } from '../http/responseNames.js';
 import { identitySocketDoc } from './identity.js';
 import { AREAS } from './index.js';

@@ -18,7 +18,7 @@ import { cachedRoute, type ChainReads } from '../http/readCache.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { daoCoinLimitOrderEntrySchema } from './responses.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
 import { isNativeIdentifier, MAX_ORDERS_PER_PAGE, pairOrders, pairOrdersPage, resolveCoin, transactorOrders } from '../social/orderBook.js';
 

@@ -15,7 +15,7 @@ import { getProfileByUsername } from '../chain/state/profiles.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { cachedRoute, unrecordedChainReads, type ChainReads } from '../http/readCache.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { postEntrySchema, profileEntrySchema } from './responses.js';
 import { parsePostHashHex } from '../social/feed.js';
 import {

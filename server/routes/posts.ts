@@ -12,7 +12,7 @@ import { POST_EXTRA_KEYS, POST_LIMITS } from '../chain/rules/posts.js';
 import { getPost, isVanillaRepost } from '../chain/state/posts.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { BASIC_CONSTRUCTED, constructedResponse, constructFields, constructForRequest, encodeExtraData } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';

@@ -11,7 +11,7 @@ import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
 import { isValidUsername, parseProfilePicDataUrl, PROFILE_LIMITS, type ProfilePicType } from '../chain/rules/profiles.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { PUBLIC_KEY_STRING_START } from '../keys/index.js';
 import { CONSTRUCTED_WITH_HASH, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 import { decodeKeyOr400 } from './requestKeys.js';

@@ -12,10 +12,10 @@
 import type { AppDeps } from '../deps.js';
 import { publicKeyForUsername } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
-import { adminRoute, requireUserJwt } from '../http/adminAuth.js';
+import { adminRoute, requireUserJwt } from './adminAuth.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v, type ObjectOf } from '../http/schema.js';
+import { out, v, type ObjectOf } from '../schema.js';
 import { profileEntrySchema } from './responses.js';
 import { decodePublicKey, encodePublicKey } from '../keys/index.js';
 import { profileEntryResponse } from '../social/profileEntry.js';

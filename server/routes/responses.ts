@@ -1,5 +1,5 @@
 /**
- * Response schemas shared by several areas (http/schema.ts `out`): the reference's entry
+ * Response schemas shared by several areas (schema.ts `out`): the reference's entry
  * responses (ProfileEntryResponse, PostEntryResponse, …) as the social services build them,
  * each published once under `components.schemas` and checked against every answer that embeds
  * it under `--check-responses`. A route's own response schema sits next to its body schema in
@@ -10,7 +10,7 @@
  * @module
  */
 import { TRANSFER_RESTRICTION_STATUS_NAMES } from '../chain/state/daoCoins.js';
-import { out, type ResponseSchema } from '../http/schema.js';
+import { out, type ResponseSchema } from '../schema.js';
 
 const ref = (name: string): ResponseSchema => ({ json: { $ref: `#/components/schemas/${name}` } });
 

@@ -10,7 +10,7 @@ import { decodeTxn, signUnsigned } from '../chain/txn/envelope.js';
 import { encodeBase58Check } from '../keys/base58check.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { postEntrySchema, transactionSchema } from './responses.js';
 import { PUBLIC_KEY_PREFIXES } from '../keys/index.js';
 import { minedTxnLocation } from '../chain/state/minedTxns.js';

@@ -7,10 +7,10 @@
  * its mempool-augmented view.
  */
 import type { AppDeps } from '../deps.js';
-import { adminRoute, isAdmin, requireUserJwt } from '../http/adminAuth.js';
+import { adminRoute, isAdmin, requireUserJwt } from './adminAuth.js';
 import { badRequest } from '../http/errors.js';
 import { empty, json, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { profileEntrySchema } from './responses.js';
 import { decodePublicKey, encodePublicKey } from '../keys/index.js';
 import {

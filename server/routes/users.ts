@@ -11,7 +11,7 @@
 import type { AppDeps } from '../deps.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { empty, json, raw, route, type Route } from '../http/route.js';
-import { out, v } from '../http/schema.js';
+import { out, v } from '../schema.js';
 import { balanceEntrySchema, profileEntrySchema, userDerivedKeySchema } from './responses.js';
 import { decodePublicKey, encodePublicKey, isKeyError, type Network } from '../keys/index.js';
 import { getProfile, getProfileByUsername } from '../chain/state/profiles.js';
@@ -45,7 +45,7 @@ import {
   type ProfileOrder,
 } from '../social/users.js';
 import { decodeKeyOr400 } from './requestKeys.js';
-import { requireUserJwt } from '../http/adminAuth.js';
+import { requireUserJwt } from './adminAuth.js';
 import { recordReferralSignup, type ReferralSignupRefusal } from '../social/referrals.js';
 import { cachedRoute } from '../http/readCache.js';
 import type { CallerProof } from '../http/authenticatedCaller.js';

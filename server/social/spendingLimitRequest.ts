@@ -18,7 +18,7 @@
  */
 import { DomainError } from '../errors.js';
 import { decodePublicKey, isKeyError, type Network } from '../keys/index.js';
-import { ValidationError, v, type Infer, type Schema } from '../http/schema.js';
+import { ValidationError, v, type Infer, type Schema } from '../schema.js';
 import { emptySpendingLimit, LIMIT_KEYS, setLimit, type TransactionSpendingLimit } from '../chain/txn/spendingLimit.js';
 import {
   ACCESS_GROUP_MEMBER_OPS,

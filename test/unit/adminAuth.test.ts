@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { AppDeps } from '../../server/app.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { ApiError, isApiError } from '../../server/http/errors.js';
-import { authorizeAdmin, DEV_OPEN_ADMIN } from '../../server/http/adminAuth.js';
+import { authorizeAdmin, DEV_OPEN_ADMIN } from '../../server/routes/adminAuth.js';
 import { UNLIMITED_CALLER } from '../../server/http/authenticatedCaller.js';
 import { keyPair } from '../helpers/chainNode.js';
 

@@ -16,7 +16,7 @@ import { createRouter } from '../../server/app.js';
 import { exampleFor, openApiDocument, openApiPath, stringMatching, type OpenApiDocument } from '../../server/http/openapi.js';
 import { rateClassOf } from '../../server/http/rateLimit.js';
 import { json, route, type Route } from '../../server/http/route.js';
-import { out, v, type JsonSchema, type Schema } from '../../server/http/schema.js';
+import { out, v, type JsonSchema, type Schema } from '../../server/schema.js';
 import { schemaWithNames } from '../../server/http/responseNames.js';
 import { AREAS } from '../../server/routes/index.js';
 import { startChainNode, type ChainNode } from '../helpers/chainNode.js';

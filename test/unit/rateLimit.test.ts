@@ -6,7 +6,7 @@ import { DEFAULT_RATE_LIMITS, parseRateLimits } from '../../server/http/rateClas
 import { clientKey, isLoopback, RateLimiter, rateClassOf, type RateLimiterOptions } from '../../server/http/rateLimit.js';
 import { json, route, type Route } from '../../server/http/route.js';
 import { Router } from '../../server/http/router.js';
-import { v } from '../../server/http/schema.js';
+import { v } from '../../server/schema.js';
 import type { IncomingRequest } from '../../server/http/uws.js';
 import { ConfigError, loadConfig } from '../../server/config.js';
 import { createRateLimiter } from '../../server/app.js';

@@ -1,5 +1,5 @@
 /**
- * Response schemas (server/http/schema.ts `out`), the checker that holds answers to them
+ * Response schemas (server/schema.ts `out`), the checker that holds answers to them
  * (server/http/responseCheck.ts), and the router's `--check-responses` mode: a 200 answer that
  * its route's schema does not describe becomes a 500 naming the field; off, answers pass as
  * they are.
@@ -11,7 +11,7 @@ import { empty, json, raw, route, type Route } from '../../server/http/route.js'
 import { ResponseChecker, schemaViolation } from '../../server/http/responseCheck.js';
 import { schemaWithNames } from '../../server/http/responseNames.js';
 import { Router } from '../../server/http/router.js';
-import { out, responseComponents } from '../../server/http/schema.js';
+import { out, responseComponents } from '../../server/schema.js';
 import type { IncomingRequest } from '../../server/http/uws.js';
 
 const log = pino({ level: 'silent' });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { json, route, type Route } from '../../server/http/route.js';
 import { Router, stringifyJson } from '../../server/http/router.js';
-import { v } from '../../server/http/schema.js';
+import { v } from '../../server/schema.js';
 import type { IncomingRequest } from '../../server/http/uws.js';
 import { StoreError } from '../../server/store/types.js';
 import { DomainError } from '../../server/errors.js';

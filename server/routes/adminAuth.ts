@@ -1,7 +1,7 @@
 /**
- * Who may call a route: the admin check of the reference's `CheckAdminPublicKey` (node-api.md
- * §1.2) and the per-user JWT check of the JWT-protected routes (spec §5), both over the one
- * verifier `deps.jwt`.
+ * Who may call a route, the authorization policy of the route layer: the admin check of the
+ * reference's `CheckAdminPublicKey` (node-api.md §1.2) and the per-user JWT check of the
+ * JWT-protected routes (spec §5), both over the one verifier `deps.jwt`.
  *
  * Statuses (the reference answers 400 for all of these; this node separates them):
  * - 400: the request names no valid public key (a malformed key is bad input, not bad
@@ -12,12 +12,9 @@
  *   as B, or a derived key B never authorized), and an authenticated caller who is not an
  *   admin (or super admin) of this node.
  *
- * "Valid for another key" is decided by the verifier itself: the signature's signer is
- * recovered (recovery ids 0 and 1; 2 and 3 need r ≥ n, which never occurs in practice) and the
- * token re-verified for that key. Any 64-byte string whose r is an x coordinate recovers to
- * *some* key, so a forged token can also land here; it then gets 403 instead of 401, and the
- * statement "this token is valid only for another key" is still true of it. Nothing is learnt
- * that the caller could not compute.
+ * "Valid for another key" is decided by identity/jwtSigners.ts (the signer recovered from the
+ * signature, the token verified again for it); a forged token can land there too, and then
+ * gets 403 instead of 401, which says nothing the caller could not compute.
  *
  * The reference's `"*"` wildcard (every admin route open) is not accepted by this node's config.
  * Its development use is the explicit `--dev-open-admin` flag instead (refused on mainnet,
@@ -30,23 +27,20 @@
  * @module
  */
 import type { AppDeps } from '../deps.js';
-import { isJwtError, MAX_JWT_CHARS } from '../identity/jwt.js';
+import { isJwtError } from '../identity/jwt.js';
+import { jwtValidForAnotherKey } from '../identity/jwtSigners.js';
 import { decodePublicKey, encodePublicKey, isKeyError } from '../keys/index.js';
-import { sha256 } from '../../wasm/hash.js';
 import { recordAdminAction } from '../admin/audit.js';
-import type { CallerProof } from './authenticatedCaller.js';
-import { ApiError, isApiError, KIND_STATUS, toErrorReply, type ErrorPrefixes } from './errors.js';
-import { route, type Reply, type Route, type RouteContext } from './route.js';
-import { v, type ResponseSchema, type Schema } from './schema.js';
+import type { CallerProof } from '../http/authenticatedCaller.js';
+import { ApiError, isApiError, KIND_STATUS, toErrorReply, type ErrorPrefixes } from '../http/errors.js';
+import { route, type Reply, type Route, type RouteContext } from '../http/route.js';
+import { v, ValidationError, type ResponseSchema, type Schema } from '../schema.js';
 
 export type AdminLevel = 'admin' | 'superAdmin';
 
 /** What a credential check uses: the JWT verifier, the crypto pool (signer recovery) and the admin lists. */
 type AuthDeps = Pick<AppDeps, 'jwt' | 'crypto' | 'config'>;
 
-/** The recovery ids worth trying: 2 and 3 mean r ≥ n (probability ~2^-128). */
-const RECOVERY_IDS = [0, 1] as const;
-const JWT_SIGNATURE_BYTES = 64;
 
 /** The credential fields every admin request body carries (reference `AdminRequest`). */
 /** Lower-case names of the credential fields, never copied into the audit log. */
@@ -75,38 +69,13 @@ export async function requireUserJwt(
     await deps.jwt.verify(publicKeyBase58Check, jwt, field);
   } catch (err) {
     if (!isJwtError(err)) throw err;
-    if (err.kind === 'unauthorized' && (await validForAnotherKey(deps, publicKeyBase58Check, jwt))) {
+    if (err.kind === 'unauthorized' && (await jwtValidForAnotherKey({ jwt: deps.jwt, crypto: deps.crypto, network: deps.config.network }, publicKeyBase58Check, jwt))) {
       throw new ApiError(403, `${prefix}JWT is valid for another public key, not for ${publicKeyBase58Check}`);
     }
     throw new ApiError(KIND_STATUS[err.kind], `${prefix}${err.message}`);
   }
   // Proven: only now does the request take this key's rate-limit bucket.
   await caller.authenticated(publicKeyBase58Check);
-}
-
-/** Whether the token verifies (signature and claims) for a key other than `claimed`. */
-async function validForAnotherKey(deps: AuthDeps, claimed: string, jwt: string): Promise<boolean> {
-  if (jwt.length > MAX_JWT_CHARS) return false;
-  const parts = jwt.split('.');
-  if (parts.length !== 3) return false;
-  const signature = new Uint8Array(Buffer.from(parts[2]!, 'base64url'));
-  if (signature.length !== JWT_SIGNATURE_BYTES) return false;
-  const hash = sha256(Buffer.from(`${parts[0]}.${parts[1]}`, 'latin1'));
-  const recovered = await deps.crypto.recoverPublicKeys(RECOVERY_IDS.map((recovery) => ({ hash, signature, recovery })));
-  const network = deps.config.network;
-  const claimedKey = encodePublicKey(decodePublicKey(claimed, network, 'PublicKeyBase58Check'), network);
-  for (const r of recovered) {
-    if (!r.ok) continue;
-    const candidate = encodePublicKey(r.value, network);
-    if (candidate === claimedKey) continue;
-    try {
-      await deps.jwt.verify(candidate, jwt);
-      return true;
-    } catch (err) {
-      if (!isJwtError(err)) throw err;
-    }
-  }
-  return false;
 }
 
 function isAdminKey(deps: Pick<AppDeps, 'config'>, key: string, level: AdminLevel): boolean {
@@ -155,7 +124,7 @@ export async function authorizeAdmin(
   try {
     return await requireAdmin(deps, caller, body, level);
   } catch (err) {
-    if (!deps.config.devOpenAdmin || !(isApiError(err) || isKeyError(err))) throw err;
+    if (!deps.config.devOpenAdmin || !(isApiError(err) || isKeyError(err) || err instanceof ValidationError)) throw err;
     const claimed = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['AdminPublicKey'] : undefined;
     let admin = DEV_OPEN_ADMIN;
     if (typeof claimed === 'string' && claimed !== '') {

@@ -3,8 +3,8 @@
  * (later) the OpenAPI document. JSON field names are matched as Go's encoding/json does it:
  * exact name first, then case-insensitively; unknown fields are ignored.
  */
-import { decodePublicKey, encodePublicKey, type Network } from '../keys/index.js';
-import { ApiError } from './errors.js';
+import { DomainError } from './errors.js';
+import { decodePublicKey, encodePublicKey, type Network } from './keys/index.js';
 
 export interface ParseContext {
   network: Network;
@@ -26,9 +26,11 @@ export interface Schema<T> {
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
-export class ValidationError extends ApiError {
+/** A value that does not fit its schema (REQUEST_INVALID, 400): names the path, never echoes long input. */
+export class ValidationError extends DomainError {
+  override readonly name = 'ValidationError';
   constructor(path: string, expected: string, got?: unknown) {
-    super(400, got === undefined ? `${path}: ${expected}` : `${path}: expected ${expected}, got ${describe(got)}`);
+    super('REQUEST_INVALID', 'invalid', got === undefined ? `${path}: ${expected}` : `${path}: expected ${expected}, got ${describe(got)}`);
   }
 }
 
