@@ -19,10 +19,9 @@
  */
 import { bytesText, joinBytes, orderedUintDescending, readOrderedUint, textBytes } from './keyText.js';
 import type { StateView } from './view.js';
+import { PUBLIC_KEY_BYTES } from '../txn/sizes.js';
 
 export type CoinKind = 'creator' | 'dao';
-
-const PUBLIC_KEY_BYTES = 33;
 
 export const coinHolderKeys = {
   /** Holders of `creator`'s coin of this kind, by balance descending. */

@@ -28,6 +28,7 @@ import { bytesText, joinBytes, orderedUint, orderedUintDescending, readOrderedUi
 import { getPost, isVanillaRepost, parsePostBody, type PostRecord } from './posts.js';
 import type { StateReader } from './reader.js';
 import type { StateView } from './view.js';
+import { HASH_BYTES, PUBLIC_KEY_BYTES } from '../txn/sizes.js';
 
 export const postIndexKeys = {
   byPoster: (pk33: Uint8Array): string => `Pa:${bytesText(pk33)}`,
@@ -39,9 +40,6 @@ export const postIndexKeys = {
   reposts: (reposted32: Uint8Array): string => `Pr:${bytesText(reposted32)}`,
   quoteReposts: (reposted32: Uint8Array): string => `Pq:${bytesText(reposted32)}`,
 } as const;
-
-const HASH_BYTES = 32;
-const PUBLIC_KEY_BYTES = 33;
 
 /** Comment tiers, in display order. */
 export const COMMENT_TIER = { byParentAuthor: 0, others: 1 } as const;
