@@ -7,7 +7,7 @@
  * never races the other; an unset value reads as 0, as in the reference.
  * @module
  */
-import type { Store } from '../store/types.js';
+import { isStoreUnavailable, type Store } from '../store/types.js';
 
 export const buyNativeKeys = {
   feeBasisPoints: 'meta:buy-native:fee-basis-points',
@@ -28,6 +28,23 @@ export interface BuyNativeSettings {
 export async function getBuyNativeSettings(store: Pick<Store, 'getMany'>): Promise<BuyNativeSettings> {
   const [fee, reserve] = await store.getMany<number>([buyNativeKeys.feeBasisPoints, buyNativeKeys.reserveUsdCentsPerNative]);
   return { feeBasisPoints: fee ?? 0, reserveUsdCentsPerNative: reserve ?? 0 };
+}
+
+/**
+ * The settings for an answer that must not fail with the store (get-exchange-rate keeps
+ * answering while Redis is away): read each time, and while the store cannot answer, the last
+ * ones read (none yet: zeros, the settings' defaults).
+ */
+export function buyNativeSettingsReader(store: Pick<Store, 'getMany'>): () => Promise<BuyNativeSettings> {
+  let last: BuyNativeSettings = { feeBasisPoints: 0, reserveUsdCentsPerNative: 0 };
+  return async () => {
+    try {
+      last = await getBuyNativeSettings(store);
+    } catch (err) {
+      if (!isStoreUnavailable(err)) throw err;
+    }
+    return last;
+  };
 }
 
 /** Callers validate the range ({@link MAX_BUY_FEE_BASIS_POINTS}). */

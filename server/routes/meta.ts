@@ -4,7 +4,7 @@ import { ApiError } from '../http/errors.js';
 import { json, raw, route, type Route } from '../http/route.js';
 import { out, v } from '../schema.js';
 import { appState } from '../meta/appState.js';
-import { getBuyNativeSettings } from '../meta/buyNative.js';
+import { buyNativeSettingsReader } from '../meta/buyNative.js';
 import { exchangeRate } from '../meta/exchangeRate.js';
 
 export const getAppStateBody = v.object({
@@ -53,6 +53,7 @@ export const appStateResponse = out.named(
 );
 
 export function metaRoutes(deps: AppDeps): Route[] {
+  const buySettings = buyNativeSettingsReader(deps.store);
   return [
     route({
       method: 'GET',
@@ -80,7 +81,7 @@ export function metaRoutes(deps: AppDeps): Route[] {
       path: '/get-exchange-rate',
       summary: 'Native coin exchange rates (spec §2.10), with the node\'s buy fee and reserve rate (the reserve rate floors the USD price)',
       response: exchangeRateResponse,
-      handle: async () => json(exchangeRate(deps.config, await getBuyNativeSettings(deps.store))),
+      handle: async () => json(exchangeRate(deps.config, await buySettings())),
     }),
     route({
       method: 'POST',
