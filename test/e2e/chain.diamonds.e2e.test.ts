@@ -15,7 +15,7 @@ import { decodeTxn, encodeTxn } from '../../server/chain/txn/envelope.js';
 import { TxnType } from '../../server/chain/txn/metadata.js';
 import { getTutorialState, updateTutorialStatus } from '../../server/social/tutorial.js';
 import { updateUserMetadata } from '../../server/social/userMetadata.js';
-import { keyPair, profileBody, startChainNode, TEST_STORES, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
+import { keyPair, profileBody, TEST_STORES, type ChainNode, type J, type KeyPair, suiteNode } from '../helpers/chainNode.js';
 import { routeTable } from '../helpers/routeTable.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -101,17 +101,7 @@ const postHashes = (r: J): string[] => (r['DiamondedPosts'] as J[]).map((p) => p
 
 function suite(store: 'memory' | 'redis'): void {
   describe(`diamonds (${store} store)`, () => {
-    let c: Ctx | undefined;
-    const ctx = (): Ctx => {
-      assert.ok(c, 'the setup ran');
-      return c;
-    };
-    before(async () => {
-      c = await setup(await startChainNode({ store }));
-    });
-    after(async () => {
-      await c?.n.close();
-    });
+    const ctx = suiteNode(store, setup);
 
     table(ctx, 'send-diamonds', [
       {

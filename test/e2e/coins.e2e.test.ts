@@ -18,7 +18,7 @@ import { getProfile } from '../../server/chain/state/profiles.js';
 import { emptySpendingLimit, encodeSpendingLimit, LIMIT_KEYS, setLimit } from '../../server/chain/txn/spendingLimit.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
-import { keyPair, profileBody, startChainNode, TEST_STORES, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
+import { keyPair, profileBody, TEST_STORES, type ChainNode, type J, type KeyPair, suiteNode } from '../helpers/chainNode.js';
 import { getRouteTable, routeTable, type GetRouteCase, type RouteCase } from '../helpers/routeTable.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -135,17 +135,7 @@ function assertReferenceOrder(hodlers: J[], self: string, side: 'HODLerPublicKey
 
 function suite(store: 'memory' | 'redis'): void {
   describe(`coins: transfers, market orders, holders, username lookups (${store} store)`, () => {
-    let c: Ctx | undefined;
-    const ctx = (): Ctx => {
-      assert.ok(c, 'the setup ran');
-      return c;
-    };
-    before(async () => {
-      c = await setup(await startChainNode({ store }));
-    });
-    after(async () => {
-      await c?.n.close();
-    });
+    const ctx = suiteNode(store, setup);
 
     const coinsOf = (c: Ctx, k: KeyPair): Promise<bigint> => creatorCoinBalance(c.n.deps.store, k.pk33, c.creator.pk33);
     const holdersCount = async (c: Ctx): Promise<bigint> => (await getProfile(c.n.deps.store, c.creator.pk33))!.creatorCoin.numberOfHolders;

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { issueJwt } from '../../server/identity/jwt.js';
-import { keyPair, profileBody, startChainNode, dmBody, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { keyPair, profileBody, startChainNode, dmBody, type ChainNode, type J, type KeyPair, TEST_STORES, suiteNode } from '../helpers/chainNode.js';
 import { routeTable, type RouteCase } from '../helpers/routeTable.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -95,17 +95,7 @@ const affected = (x: J): Array<[string, string]> => (x['Metadata']['AffectedPubl
 
 function suite(store: 'memory' | 'redis'): void {
   describe(`notifications (${store} store)`, () => {
-    let c: Ctx | undefined;
-    const ctx = (): Ctx => {
-      assert.ok(c, 'the setup ran');
-      return c;
-    };
-    before(async () => {
-      c = await setup(await startChainNode({ store }));
-    });
-    after(async () => {
-      await c?.n.close();
-    });
+    const ctx = suiteNode(store, setup);
 
     table(ctx, 'get-notifications', [
       {

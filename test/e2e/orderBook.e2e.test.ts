@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { keyPair, profileBody, type ChainNode, type J, type KeyPair, TEST_STORES, suiteNode } from '../helpers/chainNode.js';
 import { routeTable, type RouteCase } from '../helpers/routeTable.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -101,18 +101,7 @@ const creatorVsNative = (c: Ctx): string[] => [c.ids.bid, c.ids.askCheap, c.ids.
 
 function suite(store: 'memory' | 'redis'): void {
   describe(`order book reads (${store} store)`, () => {
-    let c: Ctx | undefined;
-    const ctx = (): Ctx => {
-      assert.ok(c, 'the setup ran');
-      return c;
-    };
-
-    before(async () => {
-      c = await setup(await startChainNode({ store }));
-    });
-    after(async () => {
-      await c?.n.close();
-    });
+    const ctx = suiteNode(store, setup);
 
     const pair = (a: string, b: string, extra: J = {}): J => ({ DAOCoin1CreatorPublicKeyBase58CheckOrUsername: a, DAOCoin2CreatorPublicKeyBase58CheckOrUsername: b, ...extra });
 

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setBlocked, updateUserMetadata } from '../../server/social/userMetadata.js';
-import { keyPair, profileBody, startChainNode, TEST_STORES, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
+import { keyPair, profileBody, TEST_STORES, type ChainNode, type J, type KeyPair, suiteNode } from '../helpers/chainNode.js';
 import { routeTable } from '../helpers/routeTable.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -83,17 +83,7 @@ const table = routeTable<Ctx>((message) => assert.doesNotMatch(message, /[0-9a-f
 
 function suite(store: 'memory' | 'redis'): void {
   describe(`post reads (${store} store)`, () => {
-    let c: Ctx | undefined;
-    const ctx = (): Ctx => {
-      assert.ok(c, 'the setup ran');
-      return c;
-    };
-    before(async () => {
-      c = await setup(await startChainNode({ store }));
-    });
-    after(async () => {
-      await c?.n.close();
-    });
+    const ctx = suiteNode(store, setup);
 
     table(ctx, 'get-single-post', [
       {

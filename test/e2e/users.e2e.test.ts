@@ -16,7 +16,7 @@ import { issueJwt } from '../../server/identity/jwt.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { confirmEmailVerification, isCommentHidden, setMailer, type VerificationMail } from '../../server/social/userMetadata.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
-import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { keyPair, profileBody, type ChainNode, type J, type KeyPair, TEST_STORES, suiteNode } from '../helpers/chainNode.js';
 import { routeTable, type RouteCase } from '../helpers/routeTable.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -187,18 +187,7 @@ const lockedOf = (p: J): number => (p['CoinEntry'] as J)['NativeLockedNanos'] as
 
 function suite(store: 'memory' | 'redis'): void {
   describe(`users and profiles (${store} store)`, () => {
-    let c: Ctx | undefined;
-    const ctx = (): Ctx => {
-      assert.ok(c, 'the setup ran');
-      return c;
-    };
-
-    before(async () => {
-      c = await setup(await startChainNode({ store }));
-    });
-    after(async () => {
-      await c?.n.close();
-    });
+    const ctx = suiteNode(store, setup);
 
     // JWT-protected writes first: the reads below see their effects.
     table(ctx, 'update-user-global-metadata', [

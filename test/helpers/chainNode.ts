@@ -7,6 +7,7 @@
  * before every read route exists.
  */
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { pino } from 'pino';
@@ -218,5 +219,23 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
       await redis?.stop();
       if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * One node for the enclosing `describe` on `store`, started and set up (`setup`: users, data)
+ * before its tests and closed after them; its tests read the context through the getter.
+ */
+export function suiteNode<C extends { n: ChainNode }>(store: 'memory' | 'redis', setup: (n: ChainNode) => Promise<C>): () => C {
+  let c: C | undefined;
+  before(async () => {
+    c = await setup(await startChainNode({ store }));
+  });
+  after(async () => {
+    await c?.n.close();
+  });
+  return () => {
+    assert.ok(c, 'the setup ran');
+    return c;
   };
 }
