@@ -104,10 +104,12 @@ async function mountedRoutes(url: string): Promise<RouteInfo[]> {
 /**
  * Keys written in the background by design: the process registry's heartbeat, the block
  * producer's lease renewals (and, when a loaded machine let the lease lapse, its re-acquisition:
- * a new epoch and the miner status under it), and the templates it announces after earlier
- * accepted changes (content-addressed records, not chain state).
+ * a new epoch and the miner status under it), the templates it announces after earlier
+ * accepted changes (content-addressed records, not chain state), and the announcement of a tip
+ * a block committed just before the request (the block's commit is what `waitMined` sees; its
+ * announcement follows it): a tip that moves during a request still fails the tip check.
  */
-const BACKGROUND = /^(\(publish\) )?(node:(processes$|producer:(lease|epoch)$|miner:status$)|chain:template(:|$))/;
+const BACKGROUND = /^(\(publish\) )?(node:(processes$|producer:(lease|epoch)$|miner:status$)|chain:template(:|$))|^\(publish\) chain:tip$/;
 /** Written for every admin request that passes the credential check (server/admin/audit.ts). */
 const AUDIT = /^node:admin:audit/;
 
