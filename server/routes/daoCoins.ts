@@ -201,8 +201,11 @@ function orderRequest(deps: Pick<AppDeps, 'chain' | 'config'>, body: OrderBody, 
   };
 }
 
-/** The reference's answer to an order: the constructed transaction's fields and its simulated execution. */
-function orderResponse({ built, simulated }: { built: ConstructedResponse; simulated: SimulatedExecution }) {
+/**
+ * The reference's answer to an order: the constructed transaction's fields and its simulated
+ * execution (null for a cancellation, which the reference does not simulate).
+ */
+function orderResponse({ built, simulated }: { built: ConstructedResponse; simulated: SimulatedExecution | null }) {
   const f = built.fields;
   return json({
     SpendAmountNanos: f.SpendAmountNanos,
@@ -320,18 +323,7 @@ export function daoCoinRoutes(deps: AppDeps): Route[] {
         const transactor = await resolvePublicKeyOrUsername(state, body.TransactorPublicKeyBase58Check, network, 'TransactorPublicKeyBase58Check', 'CancelDAOCoinLimitOrder: Invalid TransactorPublicKeyBase58Check: ');
         const orderId = parseOrderId(body.CancelOrderID);
         if (typeof orderId === 'string') throw badRequest(`CancelDAOCoinLimitOrder: CancelOrderID param is not a valid order id: ${orderId}`);
-        const built = await cancelLimitOrder(deps, transactor, orderId, body);
-        const f = built.fields;
-        return json({
-          SpendAmountNanos: f.SpendAmountNanos,
-          TotalInputNanos: f.TotalInputNanos,
-          ChangeAmountNanos: f.ChangeAmountNanos,
-          FeeNanos: f.FeeNanos,
-          Transaction: f.Transaction,
-          TransactionHex: f.TransactionHex,
-          TxnHashHex: f.TxnHashHex,
-          SimulatedExecutionResult: null,
-        });
+        return orderResponse({ built: await cancelLimitOrder(deps, transactor, orderId, body), simulated: null });
       },
     }),
   ];
