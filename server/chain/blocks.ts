@@ -81,7 +81,8 @@ export class Blocks {
     const hashes = txnBytes.map((b) => txnHash(b));
     if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
 
-    const { view, fees, minedMembers } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes);
+    const hashHexes = hashes.map(hex);
+    const { view, fees, minedMembers } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes, hashHexes.slice(1));
     await connectBlockReward(view, decodeTxn(txnBytes[0]!), blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes);
 
     const tip = await this.ctx.store.get<TipRecord>(chainKeys.tip);
@@ -93,7 +94,6 @@ export class Blocks {
       return { isMainChain: false, isOrphan: false, hashHex };
     }
     const newTip: TipRecord = { hashHex, height: header.height, tstampSecs: header.tstampSecs, targetHex: hex(target) };
-    const hashHexes = hashes.map(hex);
     const ops: WriteOp[] = [
       ...view.ops(),
       { op: 'set', key: chainKeys.block(hashHex), value: block },
@@ -132,9 +132,15 @@ export class Blocks {
    * signature verified unless the mempool holds it (then it was checked at admission).
    * @throws {RuleError} a transaction that does not connect, or a bad signature
    */
-  private async connectTxns(parentHashHex: string, height: bigint, txnBytes: readonly Uint8Array[], hashes: readonly Uint8Array[]): Promise<{ view: StateView; fees: bigint; minedMembers: string[] }> {
+  private async connectTxns(
+    parentHashHex: string,
+    height: bigint,
+    txnBytes: readonly Uint8Array[],
+    hashes: readonly Uint8Array[],
+    /** The hex hashes of all but the reward (the order hashes[1..] have). */
+    hashHexes: readonly string[],
+  ): Promise<{ view: StateView; fees: bigint; minedMembers: string[] }> {
     const view = StateView.over(this.ctx.store);
-    const hashHexes = hashes.slice(1).map(hex);
     const connected = this.pending.connectedPrefix(parentHashHex, hashHexes);
     if (connected !== null) {
       let fees = 0n;
