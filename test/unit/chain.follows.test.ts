@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { addPost as addPostTo } from '../helpers/posts.js';
 import { beforeEach, describe, it } from 'node:test';
 import { constructTxn } from '../../server/chain/construct.js';
 import { connectTransaction, type ConnectContext } from '../../server/chain/rules/connect.js';
@@ -15,7 +16,7 @@ import { setBalance } from '../../server/chain/state/balances.js';
 import { getDerivedKey, putDerivedKey } from '../../server/chain/state/derivedKeys.js';
 import { followCount, followKeys, followPage, isFollowing } from '../../server/chain/state/follows.js';
 import { isLikedBy, likeKeys, likersRange } from '../../server/chain/state/likes.js';
-import { getPost, insertPost, updatePost, type PostRecord } from '../../server/chain/state/posts.js';
+import { getPost, updatePost, type PostRecord } from '../../server/chain/state/posts.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { decodeTxn } from '../../server/chain/txn/envelope.js';
 import { AuthorizeDerivedKeyOperation, TxnType, type TxnMetadata } from '../../server/chain/txn/metadata.js';
@@ -51,32 +52,7 @@ async function rejects(p: Promise<unknown>, code: string): Promise<void> {
   await assert.rejects(p, (e: unknown) => e instanceof RuleError && e.code === code, `expected ${code}`);
 }
 
-/** A post of `poster` written straight into state. */
-function addPost(poster: Uint8Array, fields: Partial<PostRecord> = {}): Uint8Array {
-  const postHash = new Uint8Array(randomBytes(32));
-  insertPost(view, {
-    postHash,
-    posterPublicKey: poster,
-    parentStakeId: new Uint8Array(0),
-    body: new TextEncoder().encode('{"Body":"hi"}'),
-    repostedPostHash: null,
-    isQuotedRepost: false,
-    creatorBasisPoints: 1000n,
-    stakeMultipleBasisPoints: 12_500n,
-    timestampNanos: 1n,
-    isHidden: false,
-    isFrozen: false,
-    confirmationBlockHeight: 9n,
-    postExtraData: [],
-    commentCount: 0n,
-    repostCount: 0n,
-    quoteRepostCount: 0n,
-    likeCount: 0n,
-    diamondCount: 0n,
-    ...fields,
-  });
-  return postHash;
-}
+const addPost = (poster: Uint8Array, fields: Partial<PostRecord> = {}): Uint8Array => addPostTo(view, poster, fields);
 
 async function likeCount(post: Uint8Array): Promise<bigint> {
   const p = await getPost(view, post);

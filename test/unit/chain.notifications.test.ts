@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { addPost as addPostTo } from '../helpers/posts.js';
 import { after, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
@@ -29,7 +30,7 @@ import {
   POSITIONS_PER_HEIGHT,
   type NotificationCategory,
 } from '../../server/chain/state/notifications.js';
-import { insertPost, type PostRecord } from '../../server/chain/state/posts.js';
+import type { PostRecord } from '../../server/chain/state/posts.js';
 import type { TxnLocation } from '../../server/chain/state/keys.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { encodeTxn, txnHash, type TxnEnvelope, type TxnOutput } from '../../server/chain/txn/envelope.js';
@@ -90,31 +91,7 @@ async function notified(pk: Uint8Array, categories: readonly NotificationCategor
   return (await notificationMembers(view, pk, categories, { newestFirst: true, limit: 100 })).map(memberPosition);
 }
 
-function addPost(poster: Uint8Array, fields: Partial<PostRecord> = {}): Uint8Array {
-  const postHash = new Uint8Array(randomBytes(32));
-  insertPost(view, {
-    postHash,
-    posterPublicKey: poster,
-    parentStakeId: new Uint8Array(0),
-    body: utf8('{"Body":"hi"}'),
-    repostedPostHash: null,
-    isQuotedRepost: false,
-    creatorBasisPoints: 1000n,
-    stakeMultipleBasisPoints: 12_500n,
-    timestampNanos: 1n,
-    isHidden: false,
-    isFrozen: false,
-    confirmationBlockHeight: 9n,
-    postExtraData: [],
-    commentCount: 0n,
-    repostCount: 0n,
-    quoteRepostCount: 0n,
-    likeCount: 0n,
-    diamondCount: 0n,
-    ...fields,
-  });
-  return postHash;
-}
+const addPost = (poster: Uint8Array, fields: Partial<PostRecord> = {}): Uint8Array => addPostTo(view, poster, fields);
 
 const post = (from: Uint8Array, body: string, fields: Partial<Extract<TxnMetadata, { type: 'SUBMIT_POST' }>> = {}, extraData: Array<[Uint8Array, Uint8Array]> = []) =>
   send(
