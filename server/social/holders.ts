@@ -12,7 +12,7 @@
  *
  * Where the reference does not do what it evidently means (frontends depend on neither):
  * - zero balances: it screens them out of its database query but not out of its mempool view
- *   (a "TODO" in its code); here a zero balance is never listed;
+ *   (its code marks that as left to do); here a zero balance is never listed;
  * - wealth: it means native balance + locked native but attaches the profiles after sorting,
  *   so only the holder's native balance counts (and, listing what K holds, every entry has K's
  *   wealth); here it is the listed party's balance + the native locked in its coin.
