@@ -9,15 +9,19 @@
  *   profile  chain:profile:<pk>, chain:username:<name>, the profile indexes (chain:profiles:*)
  *   dm       chain:dm:<pair>:<ts>, each thread's message index, each user's thread index
  *   order    chain:dao:order:<id>, the pair books, the per-transactor indexes
- *   history  per mined transaction: the blocks holding it (chain:block:*), its location
- *            (chain:txn:*), its spent nonce (chain:nonce:*) and the height index (chain:height:*)
- * divided by the records of that entity (profiles, DMs, open orders, located transactions).
+ *   history  per mined transaction: the blocks holding it (b:), its location (a member of a
+ *            t: bucket) and the height index (h:)
+ * divided by the records of that entity (profiles, DMs, open orders, located transactions: the
+ * members of every t: bucket, counted exactly).
  * Expiring data is every sampled key with a TTL, scaled the same way (block write lists, block
  * templates, mempool entries, leases, rate buckets).
  * @module
  */
 import { Redis } from 'ioredis';
 import { REDIS_STORE_DEFAULTS } from '../../server/store/redis.js';
+
+/** Index kinds whose members are an entity's records (summed over every key of the kind). */
+const MEMBER_RECORD_KIND: Partial<Record<Entity, string>> = { history: 'x:t:' };
 
 /** Keys sampled per kind: enough for a mean within a few percent on uniform kinds. */
 const SAMPLE_PER_KIND = 400;
@@ -34,7 +38,7 @@ const KINDS: ReadonlyArray<{ entity: Entity; prefixes: readonly string[] }> = [
   { entity: 'dm', prefixes: ['v:d:', 'x:d-ts:', 'x:d-rows:'] },
   { entity: 'order', prefixes: ['v:o:', 'x:o-book:', 'x:o-by:'] },
   { entity: 'daoCoin', prefixes: ['v:chain:dao:coin:', 'v:chain:dao:bal:', 'x:chain:dao:holders:', 'x:chain:dao:holdings:'] },
-  { entity: 'history', prefixes: ['v:b:', 'v:t:', 'v:h:'] },
+  { entity: 'history', prefixes: ['v:b:', 'x:t:', 'v:h:'] },
   // Used nonces: kept until their expiration height, then pruned (a window, not history).
   { entity: 'nonce', prefixes: ['v:n:', 'x:n-exp'] },
   { entity: 'blockWrites', prefixes: ['v:chain:blockwrites:'] },
@@ -46,7 +50,6 @@ const RECORD_KIND: Partial<Record<Entity, string>> = {
   balance: 'v:$:',
   dm: 'v:d:',
   order: 'v:o:',
-  history: 'v:t:',
   nonce: 'v:n:',
 };
 
@@ -100,6 +103,8 @@ export async function measureRedisBytes(url: string, prefix: string = REDIS_STOR
   await redis.connect();
   try {
     const kinds = new Map<string, { entity: Entity; keys: number; sample: string[] }>();
+    const memberKinds = new Set(Object.values(MEMBER_RECORD_KIND));
+    const memberKeys = new Map([...memberKinds].map((k) => [k, [] as string[]]));
     let cursor = '0';
     do {
       const [next, keys] = await redis.scan(cursor, 'COUNT', SCAN_COUNT);
@@ -109,6 +114,7 @@ export async function measureRedisBytes(url: string, prefix: string = REDIS_STOR
         let k = kinds.get(kind);
         if (k === undefined) kinds.set(kind, (k = { entity, keys: 0, sample: [] }));
         k.keys++;
+        if (memberKinds.has(kind)) memberKeys.get(kind)!.push(key);
         // Reservoir sampling: every key of the kind equally likely to be kept.
         if (k.sample.length < SAMPLE_PER_KIND) k.sample.push(key);
         else {
@@ -145,12 +151,22 @@ export async function measureRedisBytes(url: string, prefix: string = REDIS_STOR
     const entityBytes = { profile: 0, balance: 0, dm: 0, order: 0, daoCoin: 0, history: 0, nonce: 0, blockWrites: 0, other: 0 } satisfies Record<Entity, number>;
     for (const f of figures) entityBytes[f.entity] += f.bytes;
     const count = (kind: string | undefined): number => figures.find((f) => f.kind === kind)?.keys ?? 0;
+    const members = async (kind: string | undefined): Promise<number> => {
+      let n = 0;
+      const keys = memberKeys.get(kind ?? '') ?? [];
+      for (let i = 0; i < keys.length; i += PIPELINE_BATCH) {
+        const p = redis.pipeline();
+        for (const key of keys.slice(i, i + PIPELINE_BATCH)) p.zcard(key);
+        for (const [, c] of (await p.exec()) ?? []) n += Number(c ?? 0);
+      }
+      return n;
+    };
     const records = {
       profile: count(RECORD_KIND.profile),
       balance: count(RECORD_KIND.balance),
       dm: count(RECORD_KIND.dm),
       order: count(RECORD_KIND.order),
-      history: count(RECORD_KIND.history),
+      history: await members(MEMBER_RECORD_KIND.history),
       nonce: count(RECORD_KIND.nonce),
     };
     return {

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Guard, WriteOp } from '../store/types.js';
+import { packBlockBody } from './block/body.js';
 import { decodeHeader, HEADER_BYTES, type BlockHeader } from './block/header.js';
 import { merkleRoot } from './block/merkle.js';
 import { blockRewardNanos } from './block/reward.js';
@@ -16,7 +17,8 @@ import { MAX_BLOCKS_BETWEEN_POINTS, type PendingState } from './mempool/pending.
 import { commonReads, connectBlockReward, connectTransaction } from './rules/connect.js';
 import { RuleError } from './rules/errors.js';
 import { checkSignatures } from './rules/signatures.js';
-import { chainKeys, txnLocation, type BlockRecord, type BlockWritesRecord, type TipRecord } from './state/keys.js';
+import { chainKeys, type BlockRecord, type BlockWritesRecord, type TipRecord } from './state/keys.js';
+import { minedTxnOps } from './state/minedTxns.js';
 import { expiredNonceOps } from './state/nonces.js';
 import { StateView } from './state/view.js';
 import type { Targets } from './targets.js';
@@ -82,13 +84,15 @@ export class Blocks {
     if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
 
     const hashHexes = hashes.map(hex);
+    // Deflated on the thread pool while the transactions connect.
+    const body = packBlockBody(txnBytes);
     const { view, fees, minedMembers } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes, hashHexes.slice(1));
     await connectBlockReward(view, decodeTxn(txnBytes[0]!), blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes);
 
     const tip = await this.ctx.store.get<TipRecord>(chainKeys.tip);
     if (!tip) throw new Error('chain not initialised: call init() first');
     const extendsTip = tip.hashHex === parentTip.hashHex;
-    const block: BlockRecord = { header: headerBytes, txns: [...txnBytes], height: header.height, targetHex: hex(target), mainChain: extendsTip };
+    const block: BlockRecord = { header: headerBytes, body: await body, height: header.height, targetHex: hex(target), mainChain: extendsTip };
     if (!extendsTip) {
       await this.storeSideBlock(hashHex, block, fence);
       return { isMainChain: false, isOrphan: false, hashHex };
@@ -99,7 +103,7 @@ export class Blocks {
       { op: 'set', key: chainKeys.block(hashHex), value: block },
       { op: 'set', key: chainKeys.hashAtHeight(header.height), value: hashHex },
       { op: 'set', key: chainKeys.tip, value: newTip },
-      ...hashHexes.map((h, index) => ({ op: 'set' as const, key: chainKeys.txn(h), value: txnLocation(header.height, index) })),
+      ...minedTxnOps(header.height, hashHexes),
       ...(await expiredNonceOps(this.ctx.store, header.height)),
       ...hashHexes.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })),
       ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),

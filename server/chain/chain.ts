@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import type { CryptoService } from '../crypto/service.js';
 import type { Store } from '../store/types.js';
 import type { WatchedRead } from '../store/watchedRead.js';
+import { packBlockBody } from './block/body.js';
 import { encodeHeader, type BlockHeader } from './block/header.js';
 import { merkleRoot } from './block/merkle.js';
 import type { ChainParams } from './block/params.js';
@@ -209,7 +210,7 @@ export class Chain {
     const [hash] = await this.crypto.hashHeaders([headerBytes]);
     const hashHex = hex(hash!);
     const tip: TipRecord = { hashHex, height: 0n, tstampSecs: header.tstampSecs, targetHex: this.params.minDifficultyTargetHex };
-    const block: BlockRecord = { header: headerBytes, txns: [reward], height: 0n, targetHex: tip.targetHex, mainChain: true };
+    const block: BlockRecord = { header: headerBytes, body: await packBlockBody([reward]), height: 0n, targetHex: tip.targetHex, mainChain: true };
     // Set-if-absent: of processes starting together on one Redis, one genesis wins (they are identical anyway).
     await this.store.commit(
       [

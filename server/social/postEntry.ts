@@ -6,13 +6,13 @@
 import type { AppDeps } from '../deps.js';
 import type { SubmittedTxn } from '../chain/chain.js';
 import { getDiamondLevel } from '../chain/state/diamonds.js';
-import { chainKeys } from '../chain/state/keys.js';
 import { isLikedBy } from '../chain/state/likes.js';
 import { getPost, parsePostBody, postKeys, type PostRecord } from '../chain/state/posts.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
 import { decodeMetadata, TxnType, type SubmitPostMetadata } from '../chain/txn/metadata.js';
 import { encodePublicKey, type Network } from '../keys/index.js';
 import { toHex } from '../hex.js';
+import { minedTxnLocation } from '../chain/state/minedTxns.js';
 
 /** ExtraData values as text; a derived-key entry as its Base58Check key. */
 function extraDataJson(kvs: Array<[Uint8Array, Uint8Array]>, network: Network): Record<string, string> {
@@ -115,6 +115,6 @@ export async function submittedPostEntryResponse(deps: Pick<AppDeps, 'chain' | '
   const pending = await deps.chain.pendingView();
   const post = await getPost(pending, hash);
   if (post === undefined) return null;
-  const mined = (await deps.store.get(chainKeys.txn(submitted.hashHex))) !== undefined;
+  const mined = (await minedTxnLocation(deps.store, submitted.hashHex)) !== undefined;
   return postEntryResponse(pending, post, deps.config.network, { inMempool: !mined });
 }

@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { getSignedJWT } from 'deso-protocol';
 import { constructTxn } from '../../server/chain/construct.js';
-import { chainKeys } from '../../server/chain/state/keys.js';
 import { encodeUvarint } from '../../server/chain/txn/varint.js';
 import { adminTable } from '../helpers/adminTable.js';
 import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
+import { minedTxnLocation } from '../../server/chain/state/minedTxns.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
@@ -268,7 +268,7 @@ function suite(store: 'memory' | 'redis'): void {
           const sent = await c.n.ok('submit-transaction', { TransactionHex: await c.n.sign(t['TransactionHex'] as string, c.carol, 'sdk') });
           const hash = sent['TxnHashHex'] as string;
           await sleep(600); // several of the miner's 20 ms batching delays
-          assert.equal(await c.n.deps.store.get(chainKeys.txn(hash)), undefined, 'not mined while the miner is stopped');
+          assert.equal(await minedTxnLocation(c.n.deps.store, hash), undefined, 'not mined while the miner is stopped');
           const [k1, k2] = [keyPair(), keyPair()];
           await c.n.ok('admin/node-control', await as(admin, { OperationType: 'update_miner', MinerPublicKeys: `${k1.pk},${k2.pk}` }));
           await c.n.waitMined(hash);

@@ -17,6 +17,7 @@ import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
 import { WsClient, type WsMessage } from '../helpers/ws.js';
 import { until as untilReady } from '../helpers/until.js';
+import { minedTxnLocation } from '../../server/chain/state/minedTxns.js';
 
 const PREFIX = 'producer-e2e:';
 const FEE = { MinFeeRateNanosPerKB: 1000 };
@@ -70,7 +71,7 @@ async function send(from: KeyPair, to: string, nanos: number): Promise<string> {
   return s['TxnHashHex'] as string;
 }
 
-const mined = (hash: string): Promise<boolean> => store.get(chainKeys.txn(hash)).then((l) => l !== undefined);
+const mined = (hash: string): Promise<boolean> => minedTxnLocation(store, hash).then((l) => l !== undefined);
 
 describe('block producer election', () => {
   it('exactly one process produces, and every process names the same one', async () => {

@@ -17,6 +17,7 @@ import { openDataDir } from '../../server/store/dataDir.js';
 import { keyPair, type KeyPair } from '../helpers/chainNode.js';
 import { postApi } from '../helpers/http.js';
 import { startNodeProcess, tempDataDir, type NodeProcess } from '../helpers/nodeProcess.js';
+import { minedTxnLocation } from '../../server/chain/state/minedTxns.js';
 
 type J = Record<string, any>;
 
@@ -115,7 +116,7 @@ describe('LMDB node killed mid-stream (SIGKILL)', () => {
       assert.ok(tip !== undefined && Number(tip.height) >= highestSeen, `tip ${tip?.height} is not behind the last height reported (${highestSeen})`);
       const missing: string[] = [];
       for (const { hash } of acknowledged) {
-        const [mined, pending] = await store.getMany([chainKeys.txn(hash), `mempool:txn:${hash}`]);
+        const [mined, pending] = await Promise.all([minedTxnLocation(store, hash), store.get(`mempool:txn:${hash}`)]);
         if (mined === undefined && pending === undefined) missing.push(hash);
       }
       assert.deepEqual(missing, [], `every one of ${acknowledged.length} acknowledged transactions is mined or in the mempool`);

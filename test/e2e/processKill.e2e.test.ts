@@ -21,11 +21,11 @@ import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { signTx } from 'deso-protocol';
 import WebSocket from 'ws';
-import { chainKeys } from '../../server/chain/state/keys.js';
 import { RedisStore } from '../../server/store/redis.js';
 import { keyPair, type KeyPair } from '../helpers/chainNode.js';
 import { startNodeProcess, type NodeProcess } from '../helpers/nodeProcess.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
+import { minedTxnLocation } from '../../server/chain/state/minedTxns.js';
 
 type J = Record<string, any>;
 
@@ -675,7 +675,7 @@ async function waitMined(hashes: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let missing = hashes;
   while (missing.length > 0 && Date.now() < deadline) {
-    const found = await store.getMany(missing.map((h) => chainKeys.txn(h)));
+    const found = await Promise.all(missing.map((h) => minedTxnLocation(store, h)));
     missing = missing.filter((_, i) => found[i] === undefined);
     if (missing.length > 0) await sleep(100);
   }

@@ -10,10 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chainKeys } from '../../server/chain/state/keys.js';
 import { keyPair, startChainNode, type ChainNode, type KeyPair } from '../helpers/chainNode.js';
 import { request } from '../helpers/http.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
+import { minedTxnLocation } from '../../server/chain/state/minedTxns.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 
@@ -135,7 +135,7 @@ describe('Redis restarted under load (AOF on)', () => {
 
     // Every acknowledged transaction is kept and mined.
     for (const hash of [...before.acknowledged, ...afterRestart.acknowledged]) await n.waitMined(hash);
-    const kept = await Promise.all(before.acknowledged.map((h) => n.deps.store.get(chainKeys.txn(h))));
+    const kept = await Promise.all(before.acknowledged.map((h) => minedTxnLocation(n.deps.store, h)));
     assert.equal(kept.filter((t) => t === undefined).length, 0, `all ${before.acknowledged.length} transactions acknowledged before the restart are in blocks`);
   });
 });

@@ -15,7 +15,6 @@ import { signTx } from 'deso-protocol';
 import type { AppDeps } from '../../server/app.js';
 import { loadConfig } from '../../server/config.js';
 import { startNode, type RunningNode } from '../../server/node.js';
-import { chainKeys } from '../../server/chain/state/keys.js';
 import { encodePublicKey } from '../../server/keys/index.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { okApi, postApi } from './http.js';
@@ -23,6 +22,7 @@ import { freePort } from './ports.js';
 import { solveTemplate } from './mining.js';
 import { startRedisServer } from './redisServer.js';
 import { tempDataDir } from './nodeProcess.js';
+import { minedTxnLocation } from '../../server/chain/state/minedTxns.js';
 
 export type J = Record<string, any>;
 
@@ -177,7 +177,7 @@ export async function startChainNode(opts: ChainNodeOptions = {}): Promise<Chain
   };
   const waitMined = async (txnHashHex: string): Promise<void> => {
     for (let i = 0; i < 400; i++) {
-      if ((await running.deps.store.get(chainKeys.txn(txnHashHex))) !== undefined) return;
+      if ((await minedTxnLocation(running.deps.store, txnHashHex)) !== undefined) return;
       await new Promise((r) => setTimeout(r, 25));
     }
     assert.fail(`transaction ${txnHashHex} was not mined within 10 s`);

@@ -13,6 +13,7 @@ import { commonReads, connectTransaction } from '../rules/connect.js';
 import { RuleError } from '../rules/errors.js';
 import { checkSignatures } from '../rules/signatures.js';
 import { chainKeys } from '../state/keys.js';
+import { isMinedTxn } from '../state/minedTxns.js';
 import { decodeTxn, txnHash, type TxnEnvelope } from '../txn/envelope.js';
 import { TxnType } from '../txn/metadata.js';
 import { toHex as hex } from '../../hex.js';
@@ -116,8 +117,11 @@ export class Admissions {
     // and then the commit must lose its guard and retry.
     const baseVersion = replay.version;
     // One round trip: whether each is already known, and the state keys every one reads.
-    const dupKeys = pending.flatMap((i) => [mempoolTxnKey(items[i]!.hashHex), chainKeys.txn(items[i]!.hashHex)]);
-    const [known] = await Promise.all([this.ctx.store.getMany<unknown>(dupKeys), replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, items[i]!.signer)))]);
+    const [inMempool, mined] = await Promise.all([
+      this.ctx.store.getMany<unknown>(pending.map((i) => mempoolTxnKey(items[i]!.hashHex))),
+      Promise.all(pending.map((i) => isMinedTxn(this.ctx.store, items[i]!.hashHex))),
+      replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, items[i]!.signer))),
+    ]);
     const batchView = replay.view.child();
     // Every transaction of the batch goes into the same next block.
     const connectContext = this.ctx.connectContext(replay.height);
@@ -130,9 +134,8 @@ export class Admissions {
     let held = replay.mempoolBytes;
     for (const [n, i] of pending.entries()) {
       const { bytes, txn, hash, hashHex } = items[i]!;
-      const [existing, mined] = [known[2 * n], known[2 * n + 1]];
-      if (existing !== undefined || mined !== undefined || inBatch.has(hashHex)) {
-        fail(i, new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined !== undefined ? 'mined' : 'in the mempool'}`));
+      if (inMempool[n] !== undefined || mined[n]! || inBatch.has(hashHex)) {
+        fail(i, new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined[n]! ? 'mined' : 'in the mempool'}`));
         continue;
       }
       if (held + bytes.length > this.ctx.params.mempoolMaxSizeBytes) {

@@ -6,9 +6,9 @@
  * |----------------------------------------|----------------------------------------------------|
  * | `meta:layout`                          | the layout version (a number)                      |
  * | `chain:tip`                            | TipRecord                                          |
- * | `b:<hash>`                             | BlockRecord                                        |
+ * | `b:<hash>`                             | BlockRecord (transactions compressed: body.ts)     |
  * | `h:<height>`                           | main-chain block hash (hex) at a height            |
- * | `t:<txn hash, first 16 bytes>`         | TxnLocation `[height, index]`                      |
+ * | index `t:<txn hash, first 2 bytes>`    | mined transactions' locations (minedTxns.ts)       |
  * | `n:<nonce>`, index `n-exp`             | a used nonce, until it expires (nonces.ts)         |
  * | `$:<pk>`                               | native balance, nanos                              |
  * | `p:`, `u:`, indexes `p-names`, `p-locked` | profiles (profiles.ts)                          |
@@ -28,18 +28,15 @@
  * sort by several fields are one byte string of order-preserving fields in that text. Values
  * are tuples without what their key already says, amounts below 2^53 as plain numbers
  * (compactValues.ts). Layout 1 (hex keys, object values, nonces kept forever) and layout 2
- * (without the social-graph indexes F, L, D, P, C, N that connects keep since) are refused at
- * startup (layout.ts).
+ * (without the social-graph indexes F, L, D, P, C, N that connects keep since) and layout 3
+ * (block bodies not compressed, a location key per transaction) are refused at startup (layout.ts).
  * @module
  */
 import { fromHex } from '../../hex.js';
 import { bytesText, joinBytes, orderedUint, uintText } from './keyText.js';
 
-/** Bytes of a transaction hash in its location key (`chainKeys.txn`). */
-export const TXN_KEY_HASH_BYTES = 16;
-
 /** The layout of chain state this code reads and writes (`chainKeys.layout`). */
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 
 /** The text that names a used nonce: expiration first, so the nonce index sorts by it. */
 export function nonceText(pk33: Uint8Array, expiration: bigint, partialId: bigint): string {
@@ -69,13 +66,10 @@ export const chainKeys = {
   /** Main-chain block hash at a height. */
   hashAtHeight: (height: bigint): string => `h:${uintText(height)}`,
   /**
-   * Where a mined transaction is (TxnLocation), by the first TXN_KEY_HASH_BYTES of its hash: a
-   * different transaction names the same key only by a 2^128 second-preimage search (a pair of
-   * one's own colliding costs 2^64 hashes, and then only the second one is refused as mined),
-   * and the full hash would cost 32 bytes more for each transaction ever mined. A reader that
-   * serves the transaction from its block checks its hash.
+   * The bucket of mined transactions' locations holding this hash's (state/minedTxns.ts), by
+   * its first 2 bytes.
    */
-  txn: (hashHex: string): string => `t:${bytesText(fromHex(hashHex.slice(0, 2 * TXN_KEY_HASH_BYTES)))}`,
+  txnBucket: (hashHex: string): string => `t:${bytesText(fromHex(hashHex.slice(0, 4)))}`,
   /**
    * Every key the main-chain block at a height wrote (BlockWritesRecord; only the last few
    * blocks' are kept): how processes that did not connect a block learn what it changed
@@ -95,8 +89,11 @@ export interface TipRecord {
 export interface BlockRecord {
   /** 100-byte v1 header. */
   header: Uint8Array;
-  /** Signed transaction bytes, block reward first. */
-  txns: Uint8Array[];
+  /**
+   * Signed transaction bytes, block reward first, compressed together (block/body.ts: read them
+   * with `unpackBlockBody`).
+   */
+  body: Uint8Array;
   height: bigint;
   targetHex: string;
   /** Whether the block is on the main chain. */
@@ -112,11 +109,6 @@ export interface BlockWritesRecord {
 
 /**
  * Where a mined transaction is: the main-chain block at `height` (its hash is `hashAtHeight`),
- * at `index` in it. A tuple of plain numbers (heights stay far below 2^53): it is stored once
- * per transaction.
+ * at `index` in it.
  */
 export type TxnLocation = [height: number, index: number];
-
-export function txnLocation(height: bigint, index: number): TxnLocation {
-  return [Number(height), index];
-}
