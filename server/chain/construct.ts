@@ -10,7 +10,7 @@ import { encodeMetadata, TxnType } from './txn/metadata.js';
 import { randomU64 } from './random.js';
 
 /** Bytes a DER signature adds at most (72 + length byte + slack, as the reference's 74). */
-const MAX_SIGNATURE_BYTES = 74;
+export const MAX_SIGNATURE_BYTES = 74;
 const U64_MAX = (1n << 64n) - 1n;
 
 export interface ConstructOptions {

@@ -7,6 +7,7 @@ import { accessGroupRoutes } from './accessGroups.js';
 import { adminFeedRoutes } from './adminFeed.js';
 import { adminUserRoutes } from './adminUsers.js';
 import { accessGroupReadRoutes } from './accessGroupReads.js';
+import { atomicRoutes } from './atomic.js';
 import { creatorCoinRoutes } from './creatorCoins.js';
 import { daoCoinRoutes } from './daoCoins.js';
 import { derivedKeyRoutes } from './derivedKeys.js';
@@ -64,6 +65,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Identity', identityRoutes(deps)),
     tag('Mining', minerRoutes(deps)),
     tag('Transactions', transactionRoutes(deps)),
+    tag('Transactions', atomicRoutes(deps)),
     tag('Users', profileRoutes(deps)),
     tag('Posts', postRoutes(deps)),
     tag('Creator coins', creatorCoinRoutes(deps)),

@@ -20,7 +20,7 @@ import { constructedResponse, constructForRequest } from './constructed.js';
 
 const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 /** Reference: a fee rate above this is refused as a mistake. */
-const MAX_FEE_RATE_NANOS_PER_KB = 100_000_000n;
+export const MAX_FEE_RATE_NANOS_PER_KB = 100_000_000n;
 
 export const submitTransactionBody = v.object({
   TransactionHex: v.optional(v.string({ maxLength: 400_000 })),

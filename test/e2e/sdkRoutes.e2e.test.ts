@@ -40,10 +40,6 @@ const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
     ],
   },
   {
-    why: 'atomic transactions (the SDK sends these through submit-atomic-transaction): ATOMIC_TXNS_WRAPPER does not connect on this chain',
-    paths: ['/api/v0/submit-atomic-transaction', '/api/v0/create-dao-coin-limit-order-with-fee', '/api/v0/create-new-coin', '/api/v0/update-coin-properties'],
-  },
-  {
     why: 'buying DESO with fiat (Wyre); its fee and reserve-rate settings are routed',
     paths: ['/api/v0/admin/get-wyre-wallet-orders-for-public-key', '/api/v0/admin/get-wyre-wallet-order-quotation', '/api/v0/admin/get-wyre-wallet-order-reservation'],
   },

@@ -24,6 +24,7 @@ import {
   configure,
   createDeSoTokenLimitOrder,
   createDeSoTokenMarketOrder,
+  createDeSoTokenMarketOrderWithFee,
   getDiamondsForPost,
   getDiamondsForUser,
   getFollowersForUser,
@@ -495,6 +496,33 @@ function suite(store: 'memory' | 'redis'): void {
         const { Profile } = await getSingleProfile({ PublicKeyBase58Check: alice.pk });
         // The SDK types it number[]; the reference answers the uint256 as a hex string, as this node does.
         assert.equal(BigInt((Profile?.DAOCoinEntry?.CoinsInCirculationNanos as unknown as string | undefined) ?? '0x0'), 1000n * COIN);
+      });
+
+      it('createDeSoTokenMarketOrderWithFee: an atomic transaction whose inner order the derived key signs (signAndSubmitAtomic → submit-atomic-transaction)', async () => {
+        await actAs(bob);
+        const aliceBefore = await balanceOf(alice);
+        // The SDK's permission guard asks for a 1,000 DESO limit ("there is no way to calculate how much we are spending"): off.
+        const r = await createDeSoTokenMarketOrderWithFee(
+          {
+            TransactorPublicKeyBase58Check: bob.pk,
+            QuoteCurrencyPublicKeyBase58Check: 'DESO',
+            BaseCurrencyPublicKeyBase58Check: alice.pk,
+            OperationType: 'BID',
+            FillType: 'IMMEDIATE_OR_CANCEL',
+            Price: '0',
+            PriceCurrencyType: 'quote',
+            Quantity: '5',
+            QuantityCurrencyType: 'base',
+          } as Parameters<typeof createDeSoTokenMarketOrderWithFee>[0],
+          { checkPermissions: false },
+        );
+        const constructed = r.constructedTransactionResponse as unknown as J;
+        assert.equal((constructed['InnerTransactionHexes'] as string[]).length, 1);
+        assert.equal(constructed['ExecutionReceiveAmount'], '5.0');
+        await found(r);
+        assert.equal(await balanceOf(alice), aliceBefore + 5_000_000, 'alice is paid 5 × 0.001 DESO');
+        const bobHolds = await getIsHodling({ PublicKeyBase58Check: bob.pk, IsHodlingPublicKeyBase58Check: alice.pk, IsDAOCoin: true });
+        assert.equal(BigInt(bobHolds.BalanceEntry?.BalanceNanosUint256 ?? '0x0'), 15n * COIN);
       });
     });
 

@@ -23,6 +23,7 @@ import { TYPE_HANDLERS } from './handlers.js';
 import { rulesWithGlobalParams } from './globalParams.js';
 import { derivedKeyKeys } from '../state/derivedKeys.js';
 import { indexNotifications } from './notifications.js';
+import { connectAtomicTxnsWrapper, innerTxnsOf, isAtomicInnerTxn, splitInnerSigners } from './atomicTxns.js';
 
 export { getBalance, setBalance };
 
@@ -96,6 +97,18 @@ export type TypeHandler = (view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx
  * (StateView.prefetch); type handlers read the rest themselves.
  */
 export function commonReads(txn: TxnEnvelope, signer: Uint8Array): string[] {
+  if (txn.txnType === TxnType.ATOMIC_TXNS_WRAPPER) {
+    // Its inner transactions' reads (nothing when the wrapper is malformed: connect refuses it).
+    let inner;
+    try {
+      inner = innerTxnsOf(txn);
+    } catch {
+      return [];
+    }
+    if (signer.length !== inner.length * 33) return [];
+    const signers = splitInnerSigners(signer, inner.length);
+    return inner.flatMap((t, i) => (t.txn.txnType === TxnType.ATOMIC_TXNS_WRAPPER ? [] : commonReads(t.txn, signers[i]!)));
+  }
   const keys: string[] = [];
   if (txn.publicKey.length !== 33) return keys;
   if (txn.v1 !== null) keys.push(chainKeys.nonce(txn.publicKey, txn.v1.nonceExpirationBlockHeight, txn.v1.noncePartialId));
@@ -106,10 +119,21 @@ export function commonReads(txn: TxnEnvelope, signer: Uint8Array): string[] {
 }
 
 /**
- * Connects a user transaction (anything but a block reward) into `view`.
+ * Connects a user transaction (anything but a block reward) into `view`: an atomic wrapper's
+ * inner transactions all or none (rules/atomicTxns.ts), any other on its own. For a wrapper,
+ * `info.signer` joins its inner transactions' signers (atomicTxns.ts joinInnerSigners).
  * @throws {RuleError}
  */
 export async function connectTransaction(view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext): Promise<Connected> {
+  if (txn.txnType === TxnType.ATOMIC_TXNS_WRAPPER) return connectAtomicTxnsWrapper(view, txn, info, ctx, connectSingleTxn);
+  // Core: from ProofOfStake1StateSetupBlockHeight (0 on the dev chain) a linked transaction
+  // connects only inside its wrapper, so nobody can take one transaction out of a set.
+  if (isAtomicInnerTxn(txn)) throw new RuleError('RuleErrorAtomicTxnsRequiresWrapper', 'this transaction carries atomic links (NxtAtmcHsh/PrvAtmcHsh): submit it inside its atomic wrapper');
+  return connectSingleTxn(view, txn, info, ctx);
+}
+
+/** Core _connectSingleTxn: one transaction that is not a wrapper, linked or not. */
+async function connectSingleTxn(view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext): Promise<Connected> {
   const size = info.size;
   if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'a block reward is only allowed as the first transaction of a block');
   const handler = TYPE_HANDLERS.get(txn.txnType);

@@ -16,6 +16,9 @@ import type { RecoverItem, VerifyItem } from '../../crypto/pack.js';
 import { decodeDerSignature } from '../txn/derSignature.js';
 import { hashToSign, type TxnEnvelope } from '../txn/envelope.js';
 import { RuleError, type RuleErrorCode } from './errors.js';
+import { TxnDecodeError } from '../txn/errors.js';
+import { TxnType } from '../txn/metadata.js';
+import { innerTxnsOf, joinInnerSigners } from './atomicTxns.js';
 
 /** ExtraData key naming the derived key that signed (§5.4 variant a). */
 export const DERIVED_PUBLIC_KEY_EXTRA = 'DerivedPublicKey';
@@ -41,7 +44,47 @@ export function namedDerivedKey(txn: TxnEnvelope): Uint8Array | undefined {
   return txn.extraData.find(([k]) => Buffer.from(k).toString('latin1') === DERIVED_PUBLIC_KEY_EXTRA)?.[1];
 }
 
+/**
+ * One verdict per transaction, as checkOwnSignatures gives; an atomic wrapper's inner
+ * transactions are checked in the same batch, and its verdict is the first inner failure or,
+ * when all verify, its inner signers joined (atomicTxns.ts joinInnerSigners). A wrapper's own
+ * signature is not checked here: connect requires it to be empty.
+ */
 export async function checkSignatures(crypto: CryptoService, txns: readonly SignedTxn[]): Promise<SignatureVerdict[]> {
+  if (!txns.some(({ txn }) => txn.txnType === TxnType.ATOMIC_TXNS_WRAPPER)) return checkOwnSignatures(crypto, txns);
+  const flat: SignedTxn[] = [];
+  /** Per transaction: where its units start in `flat` and how many, or a verdict already known. */
+  const plan: Array<{ at: number; n: number; wrapper: boolean } | SignatureVerdict> = txns.map((t) => {
+    if (t.txn.txnType !== TxnType.ATOMIC_TXNS_WRAPPER) {
+      flat.push(t);
+      return { at: flat.length - 1, n: 1, wrapper: false };
+    }
+    let inner;
+    try {
+      inner = innerTxnsOf(t.txn);
+    } catch (e) {
+      if (e instanceof TxnDecodeError) return { error: new RuleError('RuleErrorTxnMetadataMalformed', e.message), signer: t.txn.publicKey };
+      throw e;
+    }
+    const at = flat.length;
+    flat.push(...inner);
+    return { at, n: inner.length, wrapper: true };
+  });
+  const verdicts = await checkOwnSignatures(crypto, flat);
+  return plan.map((p, i) => {
+    if (!('at' in p)) return p;
+    if (!p.wrapper) return verdicts[p.at]!;
+    const own = verdicts.slice(p.at, p.at + p.n);
+    const bad = own.findIndex((v) => v.error !== null);
+    if (bad >= 0) {
+      const e = own[bad]!.error!;
+      return { error: new RuleError(e.code, `inner transaction ${bad} of ${p.n}: ${e.message.slice(e.code.length + 2)}`), signer: txns[i]!.txn.publicKey };
+    }
+    return { error: null, signer: joinInnerSigners(own.map((v) => v.signer)) };
+  });
+}
+
+async function checkOwnSignatures(crypto: CryptoService, txns: readonly SignedTxn[]): Promise<SignatureVerdict[]> {
   const verdicts: SignatureVerdict[] = txns.map(({ txn }) => ({ error: null, signer: txn.publicKey }));
   const fail = (i: number, code: RuleErrorCode, detail: string): void => {
     verdicts[i]!.error = new RuleError(code, detail);

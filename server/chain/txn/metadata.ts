@@ -14,7 +14,7 @@
  * Decoding throws only TxnDecodeError (message `TYPE.field: problem`); encoding a value that has no
  * wire form (wrong key length, amount out of range, …) throws RangeError naming the field.
  */
-import type { TxnInput } from './envelope.js';
+import { decodeTxn, type TxnInput } from './envelope.js';
 import { TxnDecodeError } from './errors.js';
 import { encodeUvarint, Reader } from './varint.js';
 import { GROUP_KEY_NAME_BYTES, HASH_BYTES, PUBLIC_KEY_BYTES, U256_BYTES } from './sizes.js';
@@ -200,6 +200,17 @@ export interface SwapIdentityMetadata {
   fromPublicKey: Uint8Array;
   toPublicKey: Uint8Array;
 }
+/**
+ * Core's AtomicTxnsWrapperMetadata: `uvarint n ‖ (uvarint len ‖ MsgDeSoTxn bytes)*`, each inner
+ * transaction serialized whole (signature included: core's MsgDeSoTxn.ToBytes writes metadata
+ * with preSignature false). Each must decode as a transaction; the chain rules that link them
+ * are rules/atomicTxns.ts.
+ */
+export interface AtomicTxnsWrapperMetadata {
+  type: 'ATOMIC_TXNS_WRAPPER';
+  /** The inner transactions' bytes, in execution order. */
+  txns: Uint8Array[];
+}
 /** Empty: an UPDATE_GLOBAL_PARAMS carries its values in the transaction's ExtraData. */
 export interface UpdateGlobalParamsMetadata {
   type: 'UPDATE_GLOBAL_PARAMS';
@@ -238,7 +249,8 @@ export type TxnMetadata =
   | AccessGroupMembersMetadata
   | NewMessageMetadata
   | SwapIdentityMetadata
-  | UpdateGlobalParamsMetadata;
+  | UpdateGlobalParamsMetadata
+  | AtomicTxnsWrapperMetadata;
 
 export type TxnMetadataType = TxnMetadata['type'];
 export type TxnMetadataOf<T extends TxnMetadataType> = Extract<TxnMetadata, { type: T }>;
@@ -782,6 +794,25 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
   UPDATE_GLOBAL_PARAMS: {
     encode: () => {},
     decode: () => ({ type: 'UPDATE_GLOBAL_PARAMS' }),
+  },
+  ATOMIC_TXNS_WRAPPER: {
+    encode: (w, m) => w.array('txns', m.txns, (t, at) => w.bytes(at, t)),
+    decode: (r) => {
+      // An inner transaction is at least its length byte and a few one-byte fields.
+      const n = r.count('txns', 2);
+      const txns: Uint8Array[] = [];
+      for (let i = 0; i < n; i++) {
+        const bytes = r.bytes(`txns[${i}]`);
+        try {
+          decodeTxn(bytes);
+        } catch (e) {
+          if (e instanceof TxnDecodeError) r.fail(`txns[${i}]`, e.message);
+          throw e;
+        }
+        txns.push(bytes);
+      }
+      return { type: 'ATOMIC_TXNS_WRAPPER', txns };
+    },
   },
 };
 
