@@ -8,6 +8,7 @@ import { createRateLimiter, createRouter, type AppDeps } from './app.js';
 import { newProcessId, ProcessRegistry } from './cluster/registry.js';
 import { availableParallelism } from 'node:os';
 import type { Config } from './config.js';
+import { IN_FLIGHT_PER_THREAD } from './crypto/batcher.js';
 import { BatchingCrypto } from './crypto/batching.js';
 import { CryptoPool } from './crypto/pool.js';
 import { HealthMonitor } from './health.js';
@@ -106,8 +107,9 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   }
   const metrics = down.add('metrics', new NodeMetrics(processId, { onCollectError: (metric, err) => log.warn({ metric, msg: (err as Error)?.message }, 'metrics: a collector failed') }), (m) => m.close());
   // Per-item crypto of concurrent requests (JWTs, signatures) is coalesced into pool batches.
-  const pool = new CryptoPool({ threads: cryptoThreads(config) }, { metrics: metrics.cryptoPool, log });
-  const crypto = down.add('crypto', new BatchingCrypto(pool), (c) => c.close());
+  const threads = cryptoThreads(config);
+  const pool = new CryptoPool({ threads }, { metrics: metrics.cryptoPool, log });
+  const crypto = down.add('crypto', new BatchingCrypto(pool, { maxInFlight: IN_FLIGHT_PER_THREAD * threads }), (c) => c.close());
   const chain = new Chain({
     store,
     crypto,

@@ -73,7 +73,7 @@ export class BatchingCrypto implements CryptoService {
 
   /** Sends what is waiting, then closes the inner service (which settles it). */
   async close(): Promise<void> {
-    for (const b of [this.verify, this.recover, this.signer, this.ecdhBatch, this.encrypt]) b.flush();
+    for (const b of [this.verify, this.recover, this.signer, this.ecdhBatch, this.encrypt]) b.flush(true);
     await this.inner.close();
   }
 }

@@ -126,6 +126,45 @@ describe('MicroBatcher', () => {
   it('rejects bad options, naming them', () => {
     assert.throws(() => new MicroBatcher(recordingRunner().run, { maxItems: 0 }), /"maxItems" expected an integer >= 1, got 0/);
     assert.throws(() => new MicroBatcher(recordingRunner().run, { maxWaitMs: -1 }), /"maxWaitMs" expected a number >= 0, got -1/);
+    assert.throws(() => new MicroBatcher(recordingRunner().run, { maxInFlight: 0 }), /"maxInFlight" expected an integer >= 1 or Infinity, got 0/);
+  });
+
+  it('with maxInFlight, items arriving while that many batches run wait and then leave together', async () => {
+    const batches: number[][] = [];
+    const release: Array<() => void> = [];
+    const run = (items: number[]): Promise<WorkResult<number>[]> => {
+      batches.push([...items]);
+      return new Promise((resolve) => release.push(() => resolve(items.map((value) => ({ ok: true, value })))));
+    };
+    // A later immediate runs after the batcher's own (scheduled first).
+    const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+    const b = new MicroBatcher(run, { maxItems: 4, maxWaitMs: 0, maxInFlight: 1 });
+    const first = b.submit(1);
+    await turn();
+    assert.deepEqual(batches, [[1]], 'idle: the first item leaves at once');
+    const waiting = [2, 3, 4, 5, 6].map((n) => b.submit(n));
+    await turn();
+    assert.equal(batches.length, 1, 'nothing more leaves while the one batch allowed runs');
+    assert.equal(b.pending, 5);
+    release.shift()!();
+    await first;
+    await turn();
+    assert.deepEqual(batches, [[1], [2, 3, 4, 5]], 'the waiting items leave as one batch, capped at maxItems');
+    release.shift()!();
+    await turn();
+    assert.deepEqual(batches, [[1], [2, 3, 4, 5], [6]]);
+    release.shift()!();
+    assert.deepEqual(await Promise.all(waiting), [2, 3, 4, 5, 6].map((value) => ({ ok: true, value })));
+    assert.equal(b.inFlight, 0);
+  });
+
+  it('flush(true) sends everything at once whatever runs (shutdown)', async () => {
+    const r = recordingRunner();
+    const b = new MicroBatcher(r.run, { maxItems: 2, maxWaitMs: 10_000, maxInFlight: 1 });
+    const p = [1, 2, 3, 4, 5].map((n) => b.submit(n));
+    b.flush(true);
+    assert.deepEqual(r.batches, [[1, 2], [3, 4], [5]]);
+    assert.equal((await Promise.all(p)).length, 5);
   });
 
   it('createVerifyBatcher sends concurrent single verifications as one pool batch', async () => {
