@@ -67,6 +67,15 @@ export interface Config {
   rateLimitLoopback: boolean;
   trustProxy: string[];
   maxSocketsPerAddress: number;
+  maxImageBytes: number;
+  imageBaseUrl: string | undefined;
+  tiktokUrl: string | undefined;
+  wyreUrl: string | undefined;
+  wyreAccountId: string | undefined;
+  wyreApiKey: string | undefined;
+  wyreSecretKey: string | undefined;
+  buyNativeBtcAddress: string | undefined;
+  externalTimeoutMs: number;
 }
 
 type Kind =
@@ -207,6 +216,24 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Comma-separated addresses or CIDR blocks (10.0.0.0/8, 127.0.0.1, fd00::/8) of reverse proxies in front of the node. A request whose TCP peer is one of them is taken to come from the rightmost address of X-Forwarded-For (else of Forwarded: for=) that is not one of them, for rate limits and socket caps; any other peer\'s headers are ignored. When set, loopback clients are limited too.' },
   { key: 'maxSocketsPerAddress', flag: 'max-sockets-per-address', env: 'MAX_SOCKETS_PER_ADDRESS', kind: { type: 'int', min: 0, max: 1_000_000 }, default: 32,
     doc: 'Open WebSockets (identity and miner together) one client address (IPv6: per /64) may hold in each server process; more are refused with 429. 0 = no cap.' },
+  { key: 'maxImageBytes', flag: 'max-image-bytes', env: 'MAX_IMAGE_BYTES', kind: { type: 'int', min: 1024, max: 1 << 30 }, default: 10_000_000,
+    doc: 'Largest image upload-image stores (the reference\'s limit, 10 MB); its request may be 64 KiB larger for the form\'s other fields. Larger ones get 413.' },
+  { key: 'imageBaseUrl', flag: 'image-base-url', env: 'IMAGE_BASE_URL', kind: { type: 'url', protocols: ['https:', 'http:'] }, default: undefined,
+    doc: 'Prefix of the ImageURL upload-image answers, `<prefix>/<sha256>.<ext>`: this node\'s public address plus /api/v0/images, or a CDN in front of it. Unset: http://<the request\'s Host>/api/v0/images.' },
+  { key: 'tiktokUrl', flag: 'tiktok-url', env: 'TIKTOK_URL', kind: { type: 'url', protocols: ['https:', 'http:'] }, default: undefined,
+    doc: 'TikTok\'s link shortener that get-full-tiktok-url asks (https://vm.tiktok.com). Unset: the route answers 400 and calls nobody.' },
+  { key: 'wyreUrl', flag: 'wyre-url', env: 'WYRE_URL', kind: { type: 'url', protocols: ['https:', 'http:'] }, default: undefined,
+    doc: 'Wyre\'s API (https://api.sendwyre.com) for the card-buy quotation and reservation routes; they need every --wyre-* option and --buy-native-btc-address, else answer 400 naming what is missing.' },
+  { key: 'wyreAccountId', flag: 'wyre-account-id', env: 'WYRE_ACCOUNT_ID', kind: { type: 'string', optional: true }, default: undefined,
+    doc: 'This node\'s Wyre account ID.' },
+  { key: 'wyreApiKey', flag: 'wyre-api-key', env: 'WYRE_API_KEY', kind: { type: 'string', optional: true }, default: undefined, secret: true,
+    doc: 'Wyre API key (X-Api-Key).' },
+  { key: 'wyreSecretKey', flag: 'wyre-secret-key', env: 'WYRE_SECRET_KEY', kind: { type: 'string', optional: true }, default: undefined, secret: true,
+    doc: 'Wyre secret key that signs each call (X-Api-Signature).' },
+  { key: 'buyNativeBtcAddress', flag: 'buy-native-btc-address', env: 'BUY_NATIVE_BTC_ADDRESS', kind: { type: 'string', optional: true }, default: undefined,
+    doc: 'Bitcoin address that card buys through Wyre pay into.' },
+  { key: 'externalTimeoutMs', flag: 'external-timeout-ms', env: 'EXTERNAL_TIMEOUT_MS', kind: { type: 'int', min: 100, max: 120_000 }, default: 10_000,
+    doc: 'How long a call to an outside service (TikTok, Wyre) may take, its answer included; past it the route answers 503.' },
 ];
 
 export class ConfigError extends Error {
@@ -259,7 +286,8 @@ function parseValue(o: OptionSpec, raw: string): Config[keyof Config] {
       try {
         url = new URL(raw);
       } catch {
-        throw new ConfigError(`${describe(o)} must be a URL like redis://127.0.0.1:6379, got an unparseable value`);
+        const like = k.protocols.includes('redis:') ? 'redis://127.0.0.1:6379' : `${k.protocols[0]}//host.example`;
+        throw new ConfigError(`${describe(o)} must be a URL like ${like}, got an unparseable value`);
       }
       if (!k.protocols.includes(url.protocol)) {
         throw new ConfigError(`${describe(o)} must use ${k.protocols.join(' or ')}, got ${url.protocol}`);

@@ -22,6 +22,8 @@ export const REDACT_PATHS = [
   '*.jwt',
   'config.starterNativeSeed',
   'config.smsProviderApiKey',
+  'config.wyreApiKey',
+  'config.wyreSecretKey',
 ];
 
 export function createLogger(level: LogLevel, bindings: Record<string, unknown> = {}): Logger {

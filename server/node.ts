@@ -218,6 +218,7 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
   });
   serve(app, (req) => router.dispatch(req), {
     maxBodyBytes: config.maxBodyBytes,
+    bodyLimit: (method, url) => router.bodyLimit(method, url),
     closeConnections: () => closing !== undefined,
     clientAddress,
     onStart,

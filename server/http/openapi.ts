@@ -129,7 +129,7 @@ const ref = (name: ErrorResponseName): { $ref: string } => ({ $ref: `#/component
 
 const DESCRIPTION = [
   'Every path is served with and without the /api/v0 prefix, and a trailing slash is ignored.',
-  'POST bodies are JSON (Content-Type: application/json). Field names match as in Go: the exact name first, then case-insensitively; unknown fields are ignored and null counts as absent.',
+  'POST bodies are JSON (Content-Type: application/json), but for upload-image (multipart/form-data). Field names match as in Go: the exact name first, then case-insensitively; unknown fields are ignored and null counts as absent.',
   'Unsigned 64-bit integers are accepted as JSON numbers or decimal strings and answered as JSON numbers.',
   'Every error is answered as {"error": message}; a method a path does not serve gets 405 with an Allow header.',
   'Response objects list every field the node sends (the node checks its answers against these schemas in its tests); they are left open to fields added later.',
@@ -286,6 +286,9 @@ export function openApiDocument(routes: readonly Route[], info: OpenApiInfo): Op
           description: 'Any JSON value; the route reads it itself',
           content: { 'application/json': { schema: {} } },
         };
+      } else if (r.bodyType === 'multipart') {
+        // A form: its fields as properties, a file as a binary string (no example: a file is not JSON).
+        op.requestBody = { required: true, content: { 'multipart/form-data': { schema: r.body.json } } };
       } else {
         const media: { schema: JsonSchema; example?: unknown } = { schema: r.body.json };
         const example = exampleFor(r.body.json, info.network);

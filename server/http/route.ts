@@ -69,6 +69,13 @@ export interface Route<B = unknown> {
   summary: string;
   /** POST body schema. Without one, a POST body must still be valid JSON but is not inspected. */
   body?: Schema<B>;
+  /**
+   * The POST body's media type: JSON (the default), or multipart/form-data, which the router
+   * parses (http/multipart.ts) into a `MultipartForm` that `body` then validates.
+   */
+  bodyType?: 'json' | 'multipart';
+  /** Largest body the route accepts, in place of `--max-body-bytes` (upload-image: an image and its form fields). */
+  maxBodyBytes?: number;
   /** Credentials the handler requires (documented only). */
   auth?: RouteAuth;
   /**

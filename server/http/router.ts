@@ -12,6 +12,7 @@ import { UNLIMITED_CALLER } from './authenticatedCaller.js';
 import { ApiError, toErrorReply } from './errors.js';
 import { JsonTooDeepError } from '../jsonDepth.js';
 import { parseJsonText } from '../jsonText.js';
+import { parseMultipart } from './multipart.js';
 import type { RequestLimiter } from './rateLimit.js';
 import type { Method, Reply, Route } from './route.js';
 import type { IncomingRequest, OutgoingResponse } from './uws.js';
@@ -157,6 +158,16 @@ export class Router {
   }
 
   /**
+   * The body limit of the route a request goes to, when it sets its own (`Route.maxBodyBytes`);
+   * undefined for every other request, which the server's `--max-body-bytes` bounds. Synchronous:
+   * the server decides before it reads a byte of the body.
+   */
+  bodyLimit(method: string, url: string): number | undefined {
+    const m = this.match(method, url);
+    return m.kind === 'route' ? m.route.maxBodyBytes : undefined;
+  }
+
+  /**
    * An origin listed in --cors-origins (exactly or by a `https://*.x` pattern) is echoed, with
    * credentials; `*` lets any other origin read answers without credentials. Echoing every
    * origin with credentials would let any site make credentialed reads as the visitor.
@@ -233,10 +244,12 @@ export class Router {
       let body: unknown;
       if (route.method === 'POST') {
         const type = mediaType(req.headers['content-type']);
-        if (type !== 'application/json') {
-          throw new ApiError(400, `Content-Type must be application/json, got ${type ? JSON.stringify(truncate(type)) : 'none'}`);
+        const expected = route.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json';
+        if (type !== expected) {
+          throw new ApiError(400, `Content-Type must be ${expected}, got ${type ? JSON.stringify(truncate(type)) : 'none'}`);
         }
-        body = parseJsonBody(await (req.body ?? Promise.resolve(Buffer.alloc(0))));
+        const raw = await (req.body ?? Promise.resolve(Buffer.alloc(0)));
+        body = route.bodyType === 'multipart' ? parseMultipart(raw, req.headers['content-type']!) : parseJsonBody(raw);
         if (route.body) body = route.body.parse(body, '', { network: this.opts.network });
       }
       const limiter = this.opts.rateLimiter;

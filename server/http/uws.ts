@@ -124,6 +124,8 @@ export const COPIED_HEADERS = [
   'if-none-match',
   'x-forwarded-for',
   'user-agent',
+  // The URLs a route answers with that point back at this node (upload-image's ImageURL).
+  'host',
 ] as const;
 
 function queryOf(req: Uws.HttpRequest): string {
@@ -226,6 +228,8 @@ const BARE_500: OutgoingResponse = { status: 500, headers: [['Content-Type', 'ap
 
 export interface ServeOptions {
   maxBodyBytes: number;
+  /** A route's own body limit for this method and path (Router.bodyLimit), in place of `maxBodyBytes`. */
+  bodyLimit?: (method: string, url: string) => number | undefined;
   /** Called once per request when its response is written or it was aborted. */
   onSettled?: () => void;
   /** Called once per request as it arrives. */
@@ -276,7 +280,8 @@ export function serve(app: Uws.TemplatedApp, dispatch: Dispatch, opts: ServeOpti
     let bodyComplete = true;
     if (METHODS_WITH_BODY.has(method)) {
       bodyComplete = false;
-      incoming.body = collectBody(res, headers['content-length'] ?? '', opts.maxBodyBytes);
+      const limit = opts.bodyLimit?.(method, incoming.url) ?? opts.maxBodyBytes;
+      incoming.body = collectBody(res, headers['content-length'] ?? '', limit);
       // The router may answer without reading the body (404, 405, bad content type).
       incoming.body.then(
         () => {

@@ -15,6 +15,11 @@
  * - node-control `connect_deso_node` / `disconnect_deso_node` answer 400: this node runs its
  *   own chain and has no peer networking. `update_miner` steers this process's built-in miner
  *   (an empty list pauses it); `get_info` reports the chain tip as header and block tip.
+ * - reprocess-bitcoin-block (the SDK's adminReprocessBitcoinBlock) answers 400 to an admin's
+ *   valid request: the reference re-read a Bitcoin block (from blockchain.info) to credit the
+ *   BitcoinExchange transactions in it, and removed the route with its Bitcoin syncing (backend
+ *   commit 7ee12f0, 2021; it answers 404 since). This chain connects no BitcoinExchange
+ *   transaction, so no block, fetched from anywhere, could change anything.
  * @module
  */
 import type { AppDeps } from '../deps.js';
@@ -258,6 +263,24 @@ export function adminChainRoutes(deps: AppDeps): Route[] {
           s.TotalBytes += m.bytes.length;
         }
         return json({ TransactionSummaryStats: stats });
+      },
+    }),
+    adminRoute(deps, {
+      path: '/admin/reprocess-bitcoin-block/:BlockHashHexOrBlockHeight',
+      summary: 'The reference’s re-read of a Bitcoin block for BitcoinExchange transactions: this chain has none, so a valid request is answered 400 saying so',
+      level: 'admin',
+      body: emptyBody,
+      response: out.object({ Message: out.string('The reference’s answer ("Requested block … for reprocessing"); never sent by this node') }),
+      async handle({ params }) {
+        const P = 'ReprocessBitcoinBlock: ';
+        const which = params['BlockHashHexOrBlockHeight'] ?? '';
+        // The reference's reading: 64 hex characters are a block hash, anything else a height.
+        if (!/^[0-9a-fA-F]{64}$/.test(which) && !/^[0-9]{1,10}$/.test(which)) {
+          throw badRequest(`${P}the parameter after the slash must be a Bitcoin block hash (64 hex characters) or a block height`);
+        }
+        throw badRequest(
+          `${P}this node has nothing to reprocess: its chain has no BitcoinExchange transactions (no native coin is bought by burning bitcoin) and it follows no Bitcoin chain; the reference node dropped this route with its Bitcoin syncing`,
+        );
       },
     }),
     adminRoute(deps, {

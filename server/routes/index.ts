@@ -19,6 +19,7 @@ import { followRoutes } from './follows.js';
 import { holderRoutes } from './holders.js';
 import { identityRoutes } from './identity.js';
 import { likeRoutes } from './likes.js';
+import { mediaRoutes } from './media.js';
 import { messageRoutes } from './messages.js';
 import { messageReadRoutes } from './messageReads.js';
 import { metaRoutes } from './meta.js';
@@ -33,6 +34,7 @@ import { referralRoutes } from './referrals.js';
 import { transactionRoutes } from './transactions.js';
 import { tutorialRoutes } from './tutorial.js';
 import { userRoutes } from './users.js';
+import { wyreRoutes } from './wyre.js';
 
 /** The API areas (OpenAPI tags), in the order the document lists them. */
 export const AREAS = [
@@ -53,6 +55,8 @@ export const AREAS = [
   { name: 'Referrals', description: 'Referral codes' },
   { name: 'Tutorial', description: 'The onboarding tutorial' },
   { name: 'Notifications', description: 'A user’s notifications and their read state' },
+  { name: 'Media', description: 'Images uploaded to this node and served by it; TikTok short links resolved' },
+  { name: 'Card buys', description: 'Buying the native coin with a card through Wyre (needs the --wyre-* options)' },
   { name: 'Admin', description: 'Node administration: credentials of an admin of this node in the body' },
 ] as const;
 export type AreaName = (typeof AREAS)[number]['name'];
@@ -90,5 +94,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Users', holderRoutes(deps)),
     tag('Notifications', notificationRoutes(deps)),
     tag('Admin', adminBuyNativeRoutes(deps)),
+    tag('Media', mediaRoutes(deps)),
+    tag('Card buys', wyreRoutes(deps)),
   ];
 }

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'server');
 
-type Layer = 'util' | 'schema' | 'store' | 'crypto' | 'keys' | 'cluster' | 'admin' | 'chain' | 'identity' | 'meta' | 'metrics' | 'social' | 'services' | 'http' | 'routes' | 'app' | 'deps';
+type Layer = 'util' | 'schema' | 'store' | 'crypto' | 'keys' | 'cluster' | 'admin' | 'chain' | 'identity' | 'meta' | 'media' | 'external' | 'metrics' | 'social' | 'services' | 'http' | 'routes' | 'app' | 'deps';
 
 /** Modules directly under server/: leaf utilities, or the app's wiring (entry points, config). */
 const ROOT_LAYER: Readonly<Record<string, Layer>> = {
@@ -49,17 +49,21 @@ const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
   chain: ['util', 'store', 'crypto', 'keys', 'cluster'],
   identity: ['util', 'store', 'crypto', 'keys', 'chain'],
   meta: ['util', 'store', 'keys', 'chain'],
+  // The node's image store (upload-image): what a file is, and where it is kept.
+  media: ['util', 'store'],
+  // Clients of the outside services some routes stand in front of (TikTok, Wyre).
+  external: ['util'],
   social: ['util', 'schema', 'store', 'crypto', 'keys', 'chain', 'identity', 'deps'],
   // Write-side services (construction, simulation, prechecks): no HTTP, no routes.
   services: ['util', 'schema', 'store', 'crypto', 'keys', 'chain', 'identity', 'meta', 'social', 'deps'],
   // The transport: parses, authorizes and answers; it may call down into any service.
   http: ['util', 'schema', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'social', 'services', 'metrics', 'deps'],
   metrics: ['util', 'crypto', 'http'],
-  routes: ['util', 'schema', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'services', 'http', 'deps'],
-  app: ['util', 'schema', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'services', 'http', 'routes', 'deps'],
+  routes: ['util', 'schema', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'media', 'external', 'metrics', 'social', 'services', 'http', 'deps'],
+  app: ['util', 'schema', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'media', 'external', 'metrics', 'social', 'services', 'http', 'routes', 'deps'],
   // The dependency types of a process (deps.ts): types only (checked below), so naming any
   // layer's type costs nothing at run time and makes no cycle.
-  deps: ['util', 'schema', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'metrics', 'social', 'services', 'http', 'routes', 'app'],
+  deps: ['util', 'schema', 'store', 'crypto', 'keys', 'cluster', 'admin', 'chain', 'identity', 'meta', 'media', 'external', 'metrics', 'social', 'services', 'http', 'routes', 'app'],
 };
 
 /** Arrows still to remove, as `file -> imported file` (type-only imports of wiring types). */

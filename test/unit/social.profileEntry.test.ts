@@ -33,6 +33,7 @@ import {
 import { transactionSpendingLimitResponse, txnString } from '../../server/social/spendingLimitResponse.js';
 import {
   confirmEmailVerification,
+  renewEmailVerification,
   getMessageReadState,
   getUserMetadata,
   isBlockedBy,
@@ -346,6 +347,14 @@ describe('user metadata and email verification', () => {
       assert.ok(!JSON.stringify(await getUserMetadata(store, pk), (_k, x) => (typeof x === 'bigint' ? String(x) : x)).includes(code), 'the code itself is never stored');
     });
   }
+
+  it('a refused verification (wrong code, or a resend without an address) writes nothing, not even an empty record', async () => {
+    const fresh = new MemoryStore();
+    const pk = newKey();
+    assert.equal(await confirmEmailVerification(fresh, pk, 'not-a-code'), false);
+    assert.deepEqual(await renewEmailVerification(fresh, pk), { ok: false, reason: 'noEmail' });
+    assert.deepEqual(await fresh.keys(''), []);
+  });
 
   it('the log mailer logs neither the code nor the full address', async () => {
     const lines: string[] = [];
