@@ -54,11 +54,6 @@ const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
     why: 'single routes not built: a TikTok URL resolver, Bitcoin block reprocessing',
     paths: ['/api/v0/get-full-tiktok-url', '/api/v0/admin/reprocess-bitcoin-block/:param'],
   },
-  {
-    // The reference routes the plural `…-logs` (as this node does); the SDK's call 404s on both.
-    why: "the SDK's misspelling of admin/get-username-verification-audit-logs",
-    paths: ['/api/v0/admin/get-username-verification-audit-log'],
-  },
 ];
 
 const gapOf = new Map(KNOWN_GAPS.flatMap((g) => g.paths.map((p) => [p, g.why] as const)));
