@@ -20,6 +20,7 @@ import { identityRoutes } from './identity.js';
 import { likeRoutes } from './likes.js';
 import { messageRoutes } from './messages.js';
 import { messageReadRoutes } from './messageReads.js';
+import { messagingGroupRoutes } from './messagingGroups.js';
 import { metaRoutes } from './meta.js';
 import { minerRoutes } from './miner.js';
 import { nodeRoutes } from './node.js';
@@ -73,6 +74,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Messages', messageRoutes(deps)),
     tag('Access groups', accessGroupReadRoutes(deps)),
     tag('Messages', messageReadRoutes(deps)),
+    tag('Messages', messagingGroupRoutes(deps)),
     tag('DAO coins', orderBookRoutes(deps)),
     tag('Referrals', referralRoutes(deps)),
     tag('Tutorial', tutorialRoutes(deps)),

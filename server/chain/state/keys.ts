@@ -14,6 +14,7 @@
  * | `p:`, `u:`, indexes `p-names`, `p-locked` | profiles (profiles.ts)                          |
  * | `d:`, `g:`, indexes `d-ts:`, `d-rows:`, `g-ts:` | DMs and group chats (messages.ts)          |
  * | `ag:`, `agm:`, indexes `ag-owned:`, `agm-m:`, `agm-of:` | access groups (accessGroups.ts)    |
+ * | `mg:`, indexes `mg-owned:`, `mg-of:`  | legacy messaging groups (messagingGroups.ts)       |
  * | `o:`, indexes `o-book:`, `o-by:`       | DAO coin limit orders (daoCoinLimitOrders.ts)      |
  * | indexes `F:`, `Fby:`                   | follows, by follower and by followed (follows.ts)  |
  * | indexes `L:`, `Lby:`                   | likes, by post and by liker (likes.ts)             |
