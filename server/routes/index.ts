@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps.js';
 import { area, type Route } from '../http/route.js';
 import { adminBuyNativeRoutes } from './adminBuyNative.js';
 import { adminChainRoutes } from './adminChain.js';
+import { apiV1Routes } from './apiV1.js';
 import { accessGroupRoutes } from './accessGroups.js';
 import { adminFeedRoutes } from './adminFeed.js';
 import { adminUserRoutes } from './adminUsers.js';
@@ -65,6 +66,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Identity', identityRoutes(deps)),
     tag('Mining', minerRoutes(deps)),
     tag('Transactions', transactionRoutes(deps)),
+    tag('Transactions', apiV1Routes(deps)),
     tag('Users', profileRoutes(deps)),
     tag('Posts', postRoutes(deps)),
     tag('Creator coins', creatorCoinRoutes(deps)),

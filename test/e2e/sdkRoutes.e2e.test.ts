@@ -48,7 +48,6 @@ const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
     paths: ['/api/v0/admin/get-wyre-wallet-orders-for-public-key', '/api/v0/admin/get-wyre-wallet-order-quotation', '/api/v0/admin/get-wyre-wallet-order-reservation'],
   },
   { why: 'image upload (needs a media store)', paths: ['/api/v0/upload-image'] },
-  { why: 'API v1 (the exchange-style block and transaction reads)', paths: ['/api/v1/block', '/api/v1/transaction-info'] },
   {
     why: 'single routes not built: a TikTok URL resolver, Bitcoin block reprocessing',
     paths: ['/api/v0/get-full-tiktok-url', '/api/v0/admin/reprocess-bitcoin-block/:param'],

@@ -37,6 +37,7 @@ import { getBalance } from '../state/balances.js';
 import { getDAOCoinBalance } from '../state/daoCoins.js';
 import { daoCoinOrderKeys, getOrder, isDesoCoin } from '../state/daoCoinLimitOrders.js';
 import { textBytes } from '../state/keyText.js';
+import { addKeyTxns } from '../state/keyTxns.js';
 import { addNotifications, type NotificationCategory } from '../state/notifications.js';
 import { getPost, parsePostBody } from '../state/posts.js';
 import { publicKeyForUsername } from '../state/profiles.js';
@@ -253,17 +254,19 @@ export async function filledOrderOwners(view: StateView, txn: TxnEnvelope): Prom
 }
 
 /**
- * Writes the notifications of a transaction that just connected in `view` (its own view, with
- * every effect in it) at its place: (ctx.height, info.indexInBlock). A connect with no place (a
- * simulation) writes none.
+ * Writes the indexes of a transaction that just connected in `view` (its own view, with every
+ * effect in it) at its place, (ctx.height, info.indexInBlock): the per-key transaction index
+ * (state/keyTxns.ts: the transactor and every affected key) and its notifications. The affected
+ * keys are computed once for both. A connect with no place (a simulation) writes none.
  */
 export async function indexNotifications(view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext): Promise<void> {
   if (info.indexInBlock === undefined) return;
-  const category = notificationCategory(txn);
-  if (category === null) return;
   const m = decodeMetadata(txn.txnType, txn.metadata);
   const affected = await affectedPublicKeys(view, txn, m);
   if (m.type === 'DAO_COIN_LIMIT_ORDER' && m.cancelOrderId === null) affected.push(...(await filledOrderOwners(view, txn)));
+  addKeyTxns(view, ctx.height, info.indexInBlock, [txn.publicKey, ...affected.map((a) => a.publicKey)]);
+  const category = notificationCategory(txn);
+  if (category === null) return;
   const keys = notifiedKeys(txn, m, affected);
   if (keys.length > 0) addNotifications(view, ctx.height, info.indexInBlock, category, keys);
 }

@@ -1,6 +1,6 @@
 /**
  * Store keys of chain state. The chain's own keys are here; each state module names its own
- * (profiles.ts, messages.ts, …) from the same parts. Layout 3 (`LAYOUT_VERSION`), per key:
+ * (profiles.ts, messages.ts, …) from the same parts. Layout 4 (`LAYOUT_VERSION`), per key:
  *
  * | key                                    | holds                                              |
  * |----------------------------------------|----------------------------------------------------|
@@ -21,6 +21,7 @@
  * | `D:`, `Dsum:`, indexes `Dpost:`, `Drecv:`, `Dgave:`, `Dpair:` | diamonds (diamonds.ts)  |
  * | indexes `Pa:`, `Pam:`, `Pf`, `Pfm`, `Pc:`, `Pr:`, `Pq:` | post read indexes (postIndexes.ts) |
  * | indexes `Nf:`, `Nl:`, `Np:`, `Nd:`, `Nt:`, `Nc:` | notifications by key and category (notifications.ts) |
+ * | index `K:`                           | every transaction touching a key (keyTxns.ts)      |
  * | `chain:blockwrites:<height>`           | keys the last 33 blocks wrote (BlockWritesRecord)  |
  * | `chain:…`                              | posts, coins, derived keys, global params (hex)    |
  *
@@ -28,9 +29,9 @@
  * base64, 4 characters per 3 bytes where hex took 6), numbers as `uintText`; index members that
  * sort by several fields are one byte string of order-preserving fields in that text. Values
  * are tuples without what their key already says, amounts below 2^53 as plain numbers
- * (compactValues.ts). Layout 1 (hex keys, object values, nonces kept forever) and layout 2
- * (without the social-graph indexes F, L, D, P, C, N that connects keep since) are refused at
- * startup (layout.ts).
+ * (compactValues.ts). Layout 1 (hex keys, object values, nonces kept forever), layout 2
+ * (without the social-graph indexes F, L, D, P, C, N that connects keep since) and layout 3
+ * (without the per-key transaction index K) are refused at startup (layout.ts).
  * @module
  */
 import { fromHex } from '../../hex.js';
@@ -40,7 +41,7 @@ import { bytesText, joinBytes, orderedUint, uintText } from './keyText.js';
 export const TXN_KEY_HASH_BYTES = 16;
 
 /** The layout of chain state this code reads and writes (`chainKeys.layout`). */
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 
 /** The text that names a used nonce: expiration first, so the nonce index sorts by it. */
 export function nonceText(pk33: Uint8Array, expiration: bigint, partialId: bigint): string {
