@@ -22,7 +22,7 @@ import { TxnDecodeError } from '../txn/errors.js';
 import { TYPE_HANDLERS } from './handlers.js';
 import { rulesWithGlobalParams } from './globalParams.js';
 import { derivedKeyKeys } from '../state/derivedKeys.js';
-import { indexNotifications } from './notifications.js';
+import { indexConnectedTxn } from './notifications.js';
 import { addKeyTxns } from '../state/keyTxns.js';
 
 export { getBalance, setBalance };
@@ -158,7 +158,7 @@ export async function connectTransaction(view: StateView, txn: TxnEnvelope, info
   }
   // A derived key's authorization and spending limit are checked against the effects.
   if (Buffer.compare(info.signer, txn.publicKey) !== 0) await checkDerivedKeySigner(child, txn, info, ctx);
-  await indexNotifications(child, txn, info, ctx);
+  await indexConnectedTxn(child, txn, info, ctx);
   child.commitTo();
   return { feeNanos: v1.feeNanos };
 }

@@ -2,8 +2,9 @@
  * Which public keys a transaction affects and which of them it notifies (reference
  * social-graph.md §6.1–6.2: core ComputeTransactionMetadata's AffectedPublicKeys, backend
  * TxnMetaIsNotification and NotificationTxnShouldBeIncluded). Connect calls
- * `indexNotifications` last, in the transaction's own view, so the notification index
- * (state/notifications.ts) is written with the transaction's other effects: by the mempool's
+ * `indexConnectedTxn` last, in the transaction's own view, so the notification index
+ * (state/notifications.ts) and the per-key transaction index (state/keyTxns.ts, every affected
+ * key and the transactor) are written with the transaction's other effects: by the mempool's
  * pending replay, by a block, and recorded with them when a block applies its mempool's writes.
  *
  * Notified: a key the transaction affects in a role that notifies (below), other than the
@@ -259,7 +260,7 @@ export async function filledOrderOwners(view: StateView, txn: TxnEnvelope): Prom
  * (state/keyTxns.ts: the transactor and every affected key) and its notifications. The affected
  * keys are computed once for both. A connect with no place (a simulation) writes none.
  */
-export async function indexNotifications(view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext): Promise<void> {
+export async function indexConnectedTxn(view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext): Promise<void> {
   if (info.indexInBlock === undefined) return;
   const m = decodeMetadata(txn.txnType, txn.metadata);
   const affected = await affectedPublicKeys(view, txn, m);
