@@ -87,7 +87,7 @@ export class Blocks {
     // Deflated on the thread pool while the transactions connect.
     const body = packBlockBody(txnBytes);
     const { view, fees, minedMembers } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes, hashHexes.slice(1));
-    await connectBlockReward(view, decodeTxn(txnBytes[0]!), blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes);
+    await connectBlockReward(view, decodeTxn(txnBytes[0]!), blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes, header.height);
 
     const tip = await this.ctx.store.get<TipRecord>(chainKeys.tip);
     if (!tip) throw new Error('chain not initialised: call init() first');

@@ -149,6 +149,14 @@ export class Chain {
   }
 
   /**
+   * The mempool transactions the pending state connected, in its order (place i + 1 of the next
+   * block): this process's replay, in memory, no store read.
+   */
+  async pendingTxns(): Promise<ReadonlyArray<{ hashHex: string; bytes: Uint8Array }>> {
+    return (await this.pending.current()).accepted;
+  }
+
+  /**
    * Brings the pending view up to date and says which state keys may differ from what they
    * were at `since` (a point this method answered before, or null): caches of answers derived
    * from the pending state (http/readCache.ts) drop only answers that read one of them.

@@ -152,7 +152,8 @@ export function routeAuth(r: Route): RouteAuth | undefined {
 
 /** `/get-user-metadata/:PublicKeyBase58Check` → `/api/v0/get-user-metadata/{PublicKeyBase58Check}`. */
 export function openApiPath(path: string): string {
-  return PREFIX + path.replace(/\/:([^/]+)/g, '/{$1}');
+  // A route mounted at its own /api/… path (API v1) is published as it is.
+  return (path.startsWith('/api/') ? '' : PREFIX) + path.replace(/\/:([^/]+)/g, '/{$1}');
 }
 
 function operationIdOf(method: Method, path: string): string {

@@ -9,7 +9,8 @@
  */
 
 /**
- * - read: GET routes and POST routes named get-* or check-* (reads of chain and node state);
+ * - read: GET routes, POST routes named get-* or check-* and the API v1 routes (reads of chain
+ *   and node state);
  * - write: every other POST: construction routes, submit-transaction, node-local updates;
  * - identity: the identity frame API (POST /identity and every frame of its WebSocket);
  * - miner: get-block-template and submit-block, and every message of the miner WebSocket;

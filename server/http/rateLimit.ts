@@ -44,7 +44,8 @@ export function rateClassOf(route: Pick<Route, 'method' | 'path'>): RateClass | 
   if (path.startsWith('/admin/')) return 'admin';
   if (path === '/identity') return 'identity';
   if (MINER_PATHS.has(path)) return 'miner';
-  if (method === 'GET' || path.startsWith('/get-') || path.startsWith('/check-')) return 'read';
+  // API v1 (the exchange reads, /api/v1/block and /api/v1/transaction-info) only reads.
+  if (method === 'GET' || path.startsWith('/get-') || path.startsWith('/check-') || path.startsWith('/api/v1/')) return 'read';
   return 'write';
 }
 

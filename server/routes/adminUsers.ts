@@ -251,6 +251,30 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
     return { pk33: profile.publicKey, state };
   };
 
+  /** The reference's route, and the singular spelling the SDK calls (deso-protocol's adminGetUsernameVerificationAuditLog): one handler. */
+  const auditLogsRoute = (path: string, summary: string): Route =>
+    adminRoute(deps, {
+      path,
+      summary,
+      level: 'superAdmin',
+      body: adminGetUsernameVerificationAuditLogsBody,
+      response: verificationAuditLogsResponse,
+      async handle({ body }) {
+        if (!isUsername(body.Username)) throw badRequest('AdminGetUsernameVerificationAuditLogs: Must provide a valid username');
+        const logs = await verificationAuditLogs(deps.store, body.Username);
+        return json({
+          VerificationAuditLogs: logs.map((l) => ({
+            TimestampNanos: l.timestampNanos,
+            VerifierUsername: l.verifierUsername,
+            VerifierPublicKeyBase58Check: l.verifier,
+            VerifiedUsername: l.verifiedUsername,
+            VerifiedPublicKeyBase58Check: encodePublicKey(l.verifiedPublicKey, network),
+            IsRemoval: l.isRemoval,
+          })),
+        });
+      },
+    });
+
   return [
     adminRoute(deps, {
       path: '/admin/update-user-global-metadata',
@@ -389,26 +413,7 @@ export function adminUserRoutes(deps: AppDeps): Route[] {
       response: verifiedUsersResponse,
       handle: async () => json({ VerifiedUsers: await verifiedUsernames(deps.store) }),
     }),
-    adminRoute(deps, {
-      path: '/admin/get-username-verification-audit-logs',
-      summary: 'The grants and removals of a username’s verification badge, newest first',
-      level: 'superAdmin',
-      body: adminGetUsernameVerificationAuditLogsBody,
-      response: verificationAuditLogsResponse,
-      async handle({ body }) {
-        if (!isUsername(body.Username)) throw badRequest('AdminGetUsernameVerificationAuditLogs: Must provide a valid username');
-        const logs = await verificationAuditLogs(deps.store, body.Username);
-        return json({
-          VerificationAuditLogs: logs.map((l) => ({
-            TimestampNanos: l.timestampNanos,
-            VerifierUsername: l.verifierUsername,
-            VerifierPublicKeyBase58Check: l.verifier,
-            VerifiedUsername: l.verifiedUsername,
-            VerifiedPublicKeyBase58Check: encodePublicKey(l.verifiedPublicKey, network),
-            IsRemoval: l.isRemoval,
-          })),
-        });
-      },
-    }),
+    auditLogsRoute('/admin/get-username-verification-audit-logs', 'The grants and removals of a username’s verification badge, newest first'),
+    auditLogsRoute('/admin/get-username-verification-audit-log', 'Same as admin/get-username-verification-audit-logs: the singular spelling the official SDK calls'),
   ];
 }

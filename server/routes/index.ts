@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps.js';
 import { area, type Route } from '../http/route.js';
 import { adminBuyNativeRoutes } from './adminBuyNative.js';
 import { adminChainRoutes } from './adminChain.js';
+import { apiV1Routes } from './apiV1.js';
 import { accessGroupRoutes } from './accessGroups.js';
 import { adminFeedRoutes } from './adminFeed.js';
 import { adminUserRoutes } from './adminUsers.js';
@@ -22,6 +23,7 @@ import { likeRoutes } from './likes.js';
 import { mediaRoutes } from './media.js';
 import { messageRoutes } from './messages.js';
 import { messageReadRoutes } from './messageReads.js';
+import { messagingGroupRoutes } from './messagingGroups.js';
 import { metaRoutes } from './meta.js';
 import { minerRoutes } from './miner.js';
 import { nodeRoutes } from './node.js';
@@ -70,6 +72,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Mining', minerRoutes(deps)),
     tag('Transactions', transactionRoutes(deps)),
     tag('Transactions', atomicRoutes(deps)),
+    tag('Transactions', apiV1Routes(deps)),
     tag('Users', profileRoutes(deps)),
     tag('Posts', postRoutes(deps)),
     tag('Creator coins', creatorCoinRoutes(deps)),
@@ -79,6 +82,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Messages', messageRoutes(deps)),
     tag('Access groups', accessGroupReadRoutes(deps)),
     tag('Messages', messageReadRoutes(deps)),
+    tag('Messages', messagingGroupRoutes(deps)),
     tag('DAO coins', orderBookRoutes(deps)),
     tag('Referrals', referralRoutes(deps)),
     tag('Tutorial', tutorialRoutes(deps)),

@@ -348,6 +348,25 @@ function suite(store: 'memory' | 'redis'): void {
 
     table(
       ctx,
+      'admin/get-username-verification-audit-log',
+      'superAdmin',
+      [
+        {
+          name: "the SDK's singular spelling answers what the plural route answers",
+          body: (c) => as(c, superAdmin, { Username: c.names.alice }),
+          check: async (r, c) => {
+            const plural = await c.n.ok('admin/get-username-verification-audit-logs', await as(c, superAdmin, { Username: c.names.alice }));
+            assert.equal((r['VerificationAuditLogs'] as J[]).length, 2);
+            assert.deepEqual(r, plural);
+          },
+        },
+        { name: 'an invalid username is refused with the same text', body: (c) => as(c, superAdmin, { Username: '../x' }), error: { re: /^AdminGetUsernameVerificationAuditLogs: Must provide a valid username$/ } },
+      ],
+      (c) => ({ Username: c.names.alice }),
+    );
+
+    table(
+      ctx,
       'admin/get-user-admin-data',
       'superAdmin',
       [

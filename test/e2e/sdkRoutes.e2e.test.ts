@@ -39,13 +39,6 @@ const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
       '/api/v0/admin/update-hot-feed-post-multiplier',
     ],
   },
-  { why: 'the legacy messaging keys (before access groups)', paths: ['/api/v0/get-all-messaging-group-keys', '/api/v0/register-messaging-group-key'] },
-  { why: 'API v1 (the exchange-style block and transaction reads)', paths: ['/api/v1/block', '/api/v1/transaction-info'] },
-  {
-    // The reference routes the plural `…-logs` (as this node does); the SDK's call 404s on both.
-    why: "the SDK's misspelling of admin/get-username-verification-audit-logs",
-    paths: ['/api/v0/admin/get-username-verification-audit-log'],
-  },
 ];
 
 const gapOf = new Map(KNOWN_GAPS.flatMap((g) => g.paths.map((p) => [p, g.why] as const)));

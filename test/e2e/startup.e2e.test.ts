@@ -67,7 +67,7 @@ describe('chain state layout check', () => {
       const store = await RedisStore.connect({ url: redis.url, keyPrefix: 'sn:' });
       // Layout 1 had no version key: a tip alone is an old node's chain.
       await store.set(chainKeys.tip, { hashHex: '00'.repeat(32), height: 5n, tstampSecs: 1n, targetHex: 'ff'.repeat(32) });
-      await failsWith(['--redis', redis.url], {}, 2, /state layout 1, written by an older version.*reads layout 4.*empty store.*--redis-key-prefix/s);
+      await failsWith(['--redis', redis.url], {}, 2, /state layout 1, written by an older version.*reads layout 5.*empty store.*--redis-key-prefix/s);
       await store.close();
       const node = await startNodeProcess({ args: ['--redis', redis.url, '--redis-key-prefix', 'fresh:'] });
       await node.stop();
@@ -102,7 +102,7 @@ describe('data directory check (LMDB store)', () => {
     const store = await openDataDir({ dir, network: 'testnet' });
     await store.set(chainKeys.tip, { hashHex: '00'.repeat(32), height: 5n, tstampSecs: 1n, targetHex: 'ff'.repeat(32) });
     await store.close();
-    await failsWith(['--data-dir', dir], {}, 2, /state layout 1, written by an older version.*reads layout 4.*empty store \(a new --data-dir\)/s);
+    await failsWith(['--data-dir', dir], {}, 2, /state layout 1, written by an older version.*reads layout 5.*empty store \(a new --data-dir\)/s);
   });
 });
 

@@ -39,7 +39,8 @@ export async function documentIfAllowed(baseUrl: string): Promise<J | null> {
 
 /** The document's path template that `path` (after /api/v0/, query allowed) matches. */
 function templateOf(doc: J, path: string): string | undefined {
-  const bare = `/api/v0/${path.split('?')[0]!.replace(/^\/+/, '')}`.replace(/(.)\/$/, '$1');
+  // A path under its own /api/ version (API v1) as is; any other under /api/v0.
+  const bare = (path.startsWith('/api/') ? path.split('?')[0]! : `/api/v0/${path.split('?')[0]!.replace(/^\/+/, '')}`).replace(/(.)\/$/, '$1');
   if (doc['paths'][bare] !== undefined) return bare;
   return Object.keys(doc['paths']).find((t) => new RegExp(`^${t.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(bare));
 }

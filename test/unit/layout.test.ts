@@ -28,26 +28,34 @@ describe('state layout check', () => {
   it('refuses a chain without a version (layout 1) or with another one, saying what to do', async () => {
     const old = new MemoryStore();
     await old.set(chainKeys.tip, tip);
-    assert.match((await layoutProblem(old))!, /layout 1, written by an older version of this node; this version reads layout 4 only.*empty store/);
+    assert.match((await layoutProblem(old))!, /layout 1, written by an older version of this node; this version reads layout 5 only.*empty store/);
     const newer = new MemoryStore();
     await newer.commit([
       { op: 'set', key: chainKeys.tip, value: tip },
       { op: 'set', key: chainKeys.layout, value: LAYOUT_VERSION + 1 },
     ]);
-    assert.match((await layoutProblem(newer))!, /layout 5, written by a newer version/);
+    assert.match((await layoutProblem(newer))!, /layout 6, written by a newer version/);
     // Layout 2 lacks the social-graph indexes (follows, likes, diamonds, post reads, holders).
     const layout2 = new MemoryStore();
     await layout2.commit([
       { op: 'set', key: chainKeys.tip, value: tip },
       { op: 'set', key: chainKeys.layout, value: 2 },
     ]);
-    assert.match((await layoutProblem(layout2))!, /layout 2, written by an older version of this node; this version reads layout 4 only/);
-    // Layout 3 stored block transactions undeflated and located transactions by 16 hash bytes.
+    assert.match((await layoutProblem(layout2))!, /layout 2, written by an older version of this node; this version reads layout 5 only/);
+    // Layout 3 stored block transactions uncompressed, located transactions by a key each, and
+    // had no per-key transaction index (K:) of the exchange API's transaction-info.
     const layout3 = new MemoryStore();
     await layout3.commit([
       { op: 'set', key: chainKeys.tip, value: tip },
       { op: 'set', key: chainKeys.layout, value: 3 },
     ]);
-    assert.match((await layoutProblem(layout3))!, /layout 3, written by an older version of this node; this version reads layout 4 only/);
+    assert.match((await layoutProblem(layout3))!, /layout 3, written by an older version of this node; this version reads layout 5 only/);
+    // Layout 4 (briefly on main) lacked the K index.
+    const layout4 = new MemoryStore();
+    await layout4.commit([
+      { op: 'set', key: chainKeys.tip, value: tip },
+      { op: 'set', key: chainKeys.layout, value: 4 },
+    ]);
+    assert.match((await layoutProblem(layout4))!, /layout 4, written by an older version of this node; this version reads layout 5 only/);
   });
 });

@@ -65,6 +65,7 @@ describe('rateClassOf', () => {
       [r('GET', '/get-single-profile-picture/:PublicKeyBase58Check'), 'read'],
       [r('POST', '/get-users-stateless'), 'read'],
       [r('POST', '/check-party-access-groups'), 'read'],
+      [r('POST', '/api/v1/transaction-info'), 'read'],
       [r('POST', '/submit-transaction'), 'write'],
       [r('POST', '/send-deso'), 'write'],
       [r('POST', '/update-user-global-metadata'), 'write'],

@@ -25,6 +25,8 @@ import {
   TransactionMetadataDAOCoinLimitOrder,
   TransactionMetadataFollow,
   TransactionMetadataLike,
+  TransactionMetadataMessagingGroup,
+  MessagingGroupMemberRecord,
   TransactionMetadataNewMessage,
   TransactionMetadataSubmitPost,
   TransactionMetadataSwapIdentity,
@@ -73,6 +75,7 @@ const TYPES: FuzzedType[] = [
   'DAO_COIN_LIMIT_ORDER',
   'ACCESS_GROUP',
   'ACCESS_GROUP_MEMBERS',
+  'MESSAGING_GROUP',
   'NEW_MESSAGE',
   'SWAP_IDENTITY',
   'UPDATE_GLOBAL_PARAMS',
@@ -310,6 +313,15 @@ function generate(type: FuzzedType, g: Gen): TxnMetadata {
         }),
         operationType: smallEnum(g, 5, uvEnumMax),
       };
+    case 'MESSAGING_GROUP':
+      // The key, name and signature are any bytes on the wire (connect checks them).
+      return {
+        type,
+        messagingPublicKey: r.int(6) === 0 ? varBytes(g) : pk(g),
+        messagingGroupKeyName: r.int(6) === 0 ? varBytes(g) : keyName(g, 1, false),
+        groupOwnerSignature: r.int(3) === 0 ? EMPTY : varBytes(g),
+        members: Array.from({ length: r.int(4) }, () => ({ groupMemberPublicKey: pk(g), groupMemberKeyName: keyName(g, 0, true), encryptedKey: varBytes(g) })),
+      };
     case 'SWAP_IDENTITY':
       // Core checks the keys' length at connect; the codec carries 0..33 bytes.
       return { type, fromPublicKey: r.int(8) === 0 ? EMPTY : pk(g), toPublicKey: r.int(8) === 0 ? EMPTY : pk(g) };
@@ -357,6 +369,7 @@ const SDK_CLASS: Record<FuzzedType, SdkClass> = {
   DAO_COIN_LIMIT_ORDER: TransactionMetadataDAOCoinLimitOrder,
   ACCESS_GROUP: TransactionMetadataAccessGroup,
   ACCESS_GROUP_MEMBERS: TransactionMetadataAccessGroupMembers,
+  MESSAGING_GROUP: TransactionMetadataMessagingGroup,
   NEW_MESSAGE: TransactionMetadataNewMessage,
   SWAP_IDENTITY: TransactionMetadataSwapIdentity,
   UPDATE_GLOBAL_PARAMS: TransactionMetadataUpdateGlobalParams,
@@ -466,6 +479,15 @@ function toSdk(m: TxnMetadata): SdkRecord {
           }),
         ),
         accessGroupMemberOperationType: m.operationType,
+      });
+    case 'MESSAGING_GROUP':
+      return Object.assign(new TransactionMetadataMessagingGroup(), {
+        messagingPublicKey: m.messagingPublicKey,
+        messagingGroupKeyName: m.messagingGroupKeyName,
+        groupOwnerSignature: m.groupOwnerSignature,
+        MessagingGroupMemberRecords: m.members.map((x) =>
+          Object.assign(new MessagingGroupMemberRecord(), { groupMemberPublicKey: x.groupMemberPublicKey, groupMemberKeyName: pad32(x.groupMemberKeyName), encryptedKey: x.encryptedKey }),
+        ),
       });
     case 'NEW_MESSAGE':
       return Object.assign(new TransactionMetadataNewMessage(), {
@@ -616,6 +638,16 @@ function fromSdk(type: FuzzedType, o: unknown): TxnMetadata {
           extraData: (x.extraData?.kvs ?? []).map((kv): [Uint8Array, Uint8Array] => [kv.key, kv.value]),
         })),
         operationType: s.accessGroupMemberOperationType,
+      };
+    }
+    case 'MESSAGING_GROUP': {
+      const s = o as TransactionMetadataMessagingGroup;
+      return {
+        type,
+        messagingPublicKey: s.messagingPublicKey,
+        messagingGroupKeyName: s.messagingGroupKeyName,
+        groupOwnerSignature: s.groupOwnerSignature,
+        members: s.MessagingGroupMemberRecords.map((x) => ({ groupMemberPublicKey: x.groupMemberPublicKey, groupMemberKeyName: unpad(x.groupMemberKeyName), encryptedKey: x.encryptedKey })),
       };
     }
     case 'NEW_MESSAGE': {
@@ -872,6 +904,27 @@ describe('metadata layouts, byte for byte', () => {
     );
   });
 
+  it('MESSAGING_GROUP: raw key, name and signature, members with 32-byte padded key names (core MessagingGroupMetadata.ToBytes)', () => {
+    const pad = (s: string): string => hex(pad32(Buffer.from(s)));
+    check(
+      {
+        type: 'MESSAGING_GROUP',
+        messagingPublicKey: hexToBytes(Q),
+        messagingGroupKeyName: utf8('default-key'),
+        groupOwnerSignature: hexToBytes('3006020101020101'),
+        members: [
+          { groupMemberPublicKey: hexToBytes(P), groupMemberKeyName: EMPTY, encryptedKey: hexToBytes('ab'.repeat(32)) },
+          { groupMemberPublicKey: hexToBytes(Q), groupMemberKeyName: utf8('default-key'), encryptedKey: EMPTY },
+        ],
+      },
+      `21${Q}0b${hex(Buffer.from('default-key'))}083006020101020101` + `02` + `21${P}20${'00'.repeat(32)}20${'ab'.repeat(32)}` + `21${Q}20${pad('default-key')}00`,
+    );
+    check({ type: 'MESSAGING_GROUP', messagingPublicKey: EMPTY, messagingGroupKeyName: EMPTY, groupOwnerSignature: EMPTY, members: [] }, '00000000');
+    // A member name not padded to 32 bytes re-serializes differently in core: refused.
+    assertDecodeError(TxnType.MESSAGING_GROUP, hexToBytes(`000000` + `01` + `21${P}02${hex(Buffer.from('ab'))}28${'ab'.repeat(40)}`), 'MESSAGING_GROUP.members[0].groupMemberKeyName: expected 32 bytes, got 2');
+    assertDecodeError(TxnType.MESSAGING_GROUP, hexToBytes(`000000` + `01` + `20${P.slice(2)}20${'00'.repeat(32)}00${'00'.repeat(8)}`), 'MESSAGING_GROUP.members[0].groupMemberPublicKey: expected 33 bytes, got 32');
+  });
+
   it('NEW_MESSAGE pads key names to 32 bytes on the wire and strips the padding when decoding', () => {
     const pad = (s: string): string => hex(pad32(Buffer.from(s)));
     const m: TxnMetadataOf<'NEW_MESSAGE'> = {
@@ -1039,7 +1092,7 @@ describe('decodeMetadata refuses malformed metadata with a TxnDecodeError naming
     assertDecodeError(-1, EMPTY, 'txn type -1: not a known transaction type');
     assertDecodeError(1.5, EMPTY, 'txn type 1.5: not a known transaction type');
     assertDecodeError(Number.NaN, EMPTY, 'txn type NaN: not a known transaction type');
-    for (const name of ['PRIVATE_MESSAGE', 'MESSAGING_GROUP'] as const) {
+    for (const name of ['PRIVATE_MESSAGE'] as const) {
       assertDecodeError(TxnType[name], EMPTY, `txn type ${name} (${TxnType[name]}): decoding its metadata is not supported`);
     }
     assertDecodeError(TxnType.BASIC_TRANSFER, 'not bytes' as unknown as Uint8Array, 'BASIC_TRANSFER: metadata must be a Uint8Array');

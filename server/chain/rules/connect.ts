@@ -22,8 +22,9 @@ import { TxnDecodeError } from '../txn/errors.js';
 import { TYPE_HANDLERS } from './handlers.js';
 import { rulesWithGlobalParams } from './globalParams.js';
 import { derivedKeyKeys } from '../state/derivedKeys.js';
-import { indexNotifications } from './notifications.js';
+import { indexConnectedTxn } from './notifications.js';
 import { connectAtomicTxnsWrapper, innerTxnsOf, isAtomicInnerTxn, splitInnerSigners } from './atomicTxns.js';
+import { addKeyTxns } from '../state/keyTxns.js';
 
 export { getBalance, setBalance };
 
@@ -181,17 +182,18 @@ async function connectSingleTxn(view: StateView, txn: TxnEnvelope, info: TxnInfo
   }
   // A derived key's authorization and spending limit are checked against the effects.
   if (Buffer.compare(info.signer, txn.publicKey) !== 0) await checkDerivedKeySigner(child, txn, info, ctx);
-  await indexNotifications(child, txn, info, ctx);
+  await indexConnectedTxn(child, txn, info, ctx);
   child.commitTo();
   return { feeNanos: v1.feeNanos };
 }
 
 /**
  * Connects a block's reward transaction (reference §5.6): no inputs, exactly one output, no
- * signature, no public key, output ≤ reward + fees.
+ * signature, no public key, output ≤ reward + fees. It is the block's transaction 0 at `height`
+ * in its output key's transactions (state/keyTxns.ts).
  * @throws {RuleError}
  */
-export async function connectBlockReward(view: StateView, txn: TxnEnvelope, maxAllowedNanos: bigint, maxExtraDataBytes: number): Promise<void> {
+export async function connectBlockReward(view: StateView, txn: TxnEnvelope, maxAllowedNanos: bigint, maxExtraDataBytes: number, height: bigint): Promise<void> {
   if (txn.txnType !== TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'the first transaction of a block must be its block reward');
   if (txn.inputs.length !== 0) throw new RuleError('RuleErrorBlockRewardTxnNotAllowedToHaveInputs', `${txn.inputs.length} inputs`);
   if (txn.outputs.length !== 1) throw new RuleError('RuleErrorBlockRewardTxnMustHaveOneOutput', `${txn.outputs.length} outputs`);
@@ -202,4 +204,5 @@ export async function connectBlockReward(view: StateView, txn: TxnEnvelope, maxA
     throw new RuleError('RuleErrorBlockRewardExceedsMaxAllowed', `reward output ${out.amountNanos} nanos is over the ${maxAllowedNanos} nanos of reward and fees`);
   }
   setBalance(view, out.publicKey, (await getBalance(view, out.publicKey)) + out.amountNanos);
+  addKeyTxns(view, height, 0, [out.publicKey]);
 }

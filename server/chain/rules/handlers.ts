@@ -14,6 +14,7 @@ import { derivedKeyHandlers } from './derivedKeys.js';
 import { connectDiamond } from './diamonds.js';
 import { globalParamsHandlers } from './globalParams.js';
 import { messageHandlers } from './messages.js';
+import { messagingGroupHandlers } from './messagingGroups.js';
 import { postHandlers } from './posts.js';
 import { profileHandlers } from './profiles.js';
 import { swapIdentityHandlers } from './swapIdentity.js';
@@ -42,6 +43,7 @@ export const TYPE_HANDLERS: ReadonlyMap<number, TypeHandler> = new Map<number, T
   ...daoCoinLimitOrderHandlers,
   ...accessGroupHandlers,
   ...messageHandlers,
+  ...messagingGroupHandlers,
   ...globalParamsHandlers,
   ...swapIdentityHandlers,
   ...followHandlers,

@@ -2,8 +2,9 @@
  * Which public keys a transaction affects and which of them it notifies (reference
  * social-graph.md §6.1–6.2: core ComputeTransactionMetadata's AffectedPublicKeys, backend
  * TxnMetaIsNotification and NotificationTxnShouldBeIncluded). Connect calls
- * `indexNotifications` last, in the transaction's own view, so the notification index
- * (state/notifications.ts) is written with the transaction's other effects: by the mempool's
+ * `indexConnectedTxn` last, in the transaction's own view, so the notification index
+ * (state/notifications.ts) and the per-key transaction index (state/keyTxns.ts, every affected
+ * key and the transactor) are written with the transaction's other effects: by the mempool's
  * pending replay, by a block, and recorded with them when a block applies its mempool's writes.
  *
  * Notified: a key the transaction affects in a role that notifies (below), other than the
@@ -37,6 +38,7 @@ import { getBalance } from '../state/balances.js';
 import { getDAOCoinBalance } from '../state/daoCoins.js';
 import { daoCoinOrderKeys, getOrder, isDesoCoin } from '../state/daoCoinLimitOrders.js';
 import { textBytes } from '../state/keyText.js';
+import { addKeyTxns } from '../state/keyTxns.js';
 import { addNotifications, type NotificationCategory } from '../state/notifications.js';
 import { getPost, parsePostBody } from '../state/posts.js';
 import { publicKeyForUsername } from '../state/profiles.js';
@@ -253,17 +255,19 @@ export async function filledOrderOwners(view: StateView, txn: TxnEnvelope): Prom
 }
 
 /**
- * Writes the notifications of a transaction that just connected in `view` (its own view, with
- * every effect in it) at its place: (ctx.height, info.indexInBlock). A connect with no place (a
- * simulation) writes none.
+ * Writes the indexes of a transaction that just connected in `view` (its own view, with every
+ * effect in it) at its place, (ctx.height, info.indexInBlock): the per-key transaction index
+ * (state/keyTxns.ts: the transactor and every affected key) and its notifications. The affected
+ * keys are computed once for both. A connect with no place (a simulation) writes none.
  */
-export async function indexNotifications(view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext): Promise<void> {
+export async function indexConnectedTxn(view: StateView, txn: TxnEnvelope, info: TxnInfo, ctx: ConnectContext): Promise<void> {
   if (info.indexInBlock === undefined) return;
-  const category = notificationCategory(txn);
-  if (category === null) return;
   const m = decodeMetadata(txn.txnType, txn.metadata);
   const affected = await affectedPublicKeys(view, txn, m);
   if (m.type === 'DAO_COIN_LIMIT_ORDER' && m.cancelOrderId === null) affected.push(...(await filledOrderOwners(view, txn)));
+  addKeyTxns(view, ctx.height, info.indexInBlock, [txn.publicKey, ...affected.map((a) => a.publicKey)]);
+  const category = notificationCategory(txn);
+  if (category === null) return;
   const keys = notifiedKeys(txn, m, affected);
   if (keys.length > 0) addNotifications(view, ctx.height, info.indexInBlock, category, keys);
 }

@@ -1,6 +1,6 @@
 /**
  * Store keys of chain state. The chain's own keys are here; each state module names its own
- * (profiles.ts, messages.ts, …) from the same parts. Layout 3 (`LAYOUT_VERSION`), per key:
+ * (profiles.ts, messages.ts, …) from the same parts. Layout 4 (`LAYOUT_VERSION`), per key:
  *
  * | key                                    | holds                                              |
  * |----------------------------------------|----------------------------------------------------|
@@ -14,12 +14,14 @@
  * | `p:`, `u:`, indexes `p-names`, `p-locked` | profiles (profiles.ts)                          |
  * | `d:`, `g:`, indexes `d-ts:`, `d-rows:`, `g-ts:` | DMs and group chats (messages.ts)          |
  * | `ag:`, `agm:`, indexes `ag-owned:`, `agm-m:`, `agm-of:` | access groups (accessGroups.ts)    |
+ * | `mg:`, indexes `mg-owned:`, `mg-of:`  | legacy messaging groups (messagingGroups.ts)       |
  * | `o:`, indexes `o-book:`, `o-by:`       | DAO coin limit orders (daoCoinLimitOrders.ts)      |
  * | indexes `F:`, `Fby:`                   | follows, by follower and by followed (follows.ts)  |
  * | indexes `L:`, `Lby:`                   | likes, by post and by liker (likes.ts)             |
  * | `D:`, `Dsum:`, indexes `Dpost:`, `Drecv:`, `Dgave:`, `Dpair:` | diamonds (diamonds.ts)  |
  * | indexes `Pa:`, `Pam:`, `Pf`, `Pfm`, `Pc:`, `Pr:`, `Pq:` | post read indexes (postIndexes.ts) |
  * | indexes `Nf:`, `Nl:`, `Np:`, `Nd:`, `Nt:`, `Nc:` | notifications by key and category (notifications.ts) |
+ * | index `K:`                           | every transaction touching a key (keyTxns.ts)      |
  * | `chain:blockwrites:<height>`           | keys the last 33 blocks wrote (BlockWritesRecord)  |
  * | `chain:…`                              | posts, coins, derived keys, global params (hex)    |
  *
@@ -27,16 +29,17 @@
  * base64, 4 characters per 3 bytes where hex took 6), numbers as `uintText`; index members that
  * sort by several fields are one byte string of order-preserving fields in that text. Values
  * are tuples without what their key already says, amounts below 2^53 as plain numbers
- * (compactValues.ts). Layout 1 (hex keys, object values, nonces kept forever) and layout 2
- * (without the social-graph indexes F, L, D, P, C, N that connects keep since) and layout 3
- * (block bodies not compressed, a location key per transaction) are refused at startup (layout.ts).
+ * (compactValues.ts). Layout 1 (hex keys, object values, nonces kept forever), layout 2
+ * (without the social-graph indexes F, L, D, P, C, N that connects keep since), layout 3
+ * (block bodies not compressed, a location key per transaction, no per-key transaction index
+ * K) and layout 4 (without K) are refused at startup (layout.ts).
  * @module
  */
 import { fromHex } from '../../hex.js';
 import { bytesText, joinBytes, orderedUint, uintText } from './keyText.js';
 
 /** The layout of chain state this code reads and writes (`chainKeys.layout`). */
-export const LAYOUT_VERSION = 4;
+export const LAYOUT_VERSION = 5;
 
 /** The text that names a used nonce: expiration first, so the nonce index sorts by it. */
 export function nonceText(pk33: Uint8Array, expiration: bigint, partialId: bigint): string {

@@ -194,6 +194,30 @@ export interface AccessGroupMembersMetadata {
   /** {@link AccessGroupMemberOperation}. */
   operationType: number;
 }
+/** A member of a legacy messaging group (core MessagingGroupMember). */
+export interface MessagingGroupMember {
+  /** The member's owner key (33 bytes). */
+  groupMemberPublicKey: Uint8Array;
+  /** The member's messaging key the encrypted key is addressed to; without the zero padding the wire carries (32 bytes). */
+  groupMemberKeyName: Uint8Array;
+  /** The group's messaging private key, encrypted to that member key. */
+  encryptedKey: Uint8Array;
+}
+/**
+ * Core's MessagingGroupMetadata (MESSAGING_GROUP, type 23; the messaging keys before access
+ * groups): `bytes(MessagingPublicKey) ‖ bytes(MessagingGroupKeyName) ‖ bytes(GroupOwnerSignature)
+ * ‖ uvarint n ‖ n × (bytes(member pk) ‖ bytes(member key name, 32 padded) ‖ bytes(encrypted key))`.
+ * The key and name are any length on the wire; connect checks them.
+ */
+export interface MessagingGroupMetadata {
+  type: 'MESSAGING_GROUP';
+  messagingPublicKey: Uint8Array;
+  /** Raw (unpadded on the wire). */
+  messagingGroupKeyName: Uint8Array;
+  /** DER signature by the transactor over sha256d(messagingPublicKey ‖ name); empty when not given. */
+  groupOwnerSignature: Uint8Array;
+  members: MessagingGroupMember[];
+}
 /** Core's SwapIdentityMetadataa: `bytes(FromPublicKey) ‖ bytes(ToPublicKey)` (33 bytes each when valid; connect checks). */
 export interface SwapIdentityMetadata {
   type: 'SWAP_IDENTITY';
@@ -247,6 +271,7 @@ export type TxnMetadata =
   | DAOCoinLimitOrderMetadata
   | AccessGroupMetadata
   | AccessGroupMembersMetadata
+  | MessagingGroupMetadata
   | NewMessageMetadata
   | SwapIdentityMetadata
   | UpdateGlobalParamsMetadata
@@ -758,6 +783,35 @@ const CODECS: { [T in TxnMetadataType]: Codec<T> } = {
         });
       }
       return { type: 'ACCESS_GROUP_MEMBERS', ownerPublicKey, keyName, members, operationType: r.enumUvarint('operationType') };
+    },
+  },
+  MESSAGING_GROUP: {
+    encode: (w, m) =>
+      w
+        .bytes('messagingPublicKey', m.messagingPublicKey)
+        .bytes('messagingGroupKeyName', m.messagingGroupKeyName)
+        .bytes('groupOwnerSignature', m.groupOwnerSignature)
+        .array('members', m.members, (member, at) => {
+          // Core writes the member's name as its 32-byte GroupKeyName, the key as its 33 bytes.
+          w.pk(`${at}.groupMemberPublicKey`, member.groupMemberPublicKey)
+            .paddedName(`${at}.groupMemberKeyName`, member.groupMemberKeyName)
+            .bytes(`${at}.encryptedKey`, member.encryptedKey);
+        }),
+    decode: (r) => {
+      const messagingPublicKey = r.bytes('messagingPublicKey');
+      const messagingGroupKeyName = r.bytes('messagingGroupKeyName');
+      const groupOwnerSignature = r.bytes('groupOwnerSignature');
+      const members: MessagingGroupMember[] = [];
+      // A member is at least (1 + 33) + (1 + 32) + 1 bytes.
+      const n = r.count('members', PUBLIC_KEY_BYTES + GROUP_KEY_NAME_BYTES + 3);
+      for (let i = 0; i < n; i++) {
+        members.push({
+          groupMemberPublicKey: r.pk(`members[${i}].groupMemberPublicKey`),
+          groupMemberKeyName: r.paddedName(`members[${i}].groupMemberKeyName`),
+          encryptedKey: r.bytes(`members[${i}].encryptedKey`),
+        });
+      }
+      return { type: 'MESSAGING_GROUP', messagingPublicKey, messagingGroupKeyName, groupOwnerSignature, members };
     },
   },
   NEW_MESSAGE: {
