@@ -61,6 +61,8 @@ interface RouteInfo {
   auth: 'admin' | 'superAdmin' | 'user-jwt' | undefined;
   /** Top-level body fields that are maps from client strings (ExtraData, read state, …). */
   maps: string[];
+  /** The body is a multipart form (upload-image), not JSON: the JSON properties do not apply. */
+  multipart: boolean;
 }
 
 /** Values the node must never echo in an error. */
@@ -93,6 +95,7 @@ async function mountedRoutes(url: string): Promise<RouteInfo[]> {
         example: media?.['example'] ?? {},
         auth,
         maps: Object.entries(properties).filter(([, x]) => isMap(x)).map(([k]) => k),
+        multipart: (op['requestBody'] as J | undefined)?.['content']?.['multipart/form-data'] !== undefined,
       });
     }
   }
@@ -711,7 +714,7 @@ describe('proto keys and deep arrays', () => {
   });
 
   it('deep arrays: nesting past 64 anywhere in any POST body is a 400 {"error"} naming the bound; nesting within it never is', async () => {
-    const post = routes.filter((r) => r.method === 'POST');
+    const post = routes.filter((r) => r.method === 'POST' && !r.multipart);
     const arb = fc.record({
       r: fc.constantFrom(...post),
       at: fc.nat(),
