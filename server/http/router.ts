@@ -80,15 +80,26 @@ const CORS_STATIC: ReadonlyArray<readonly [string, string]> = [
 /** JSON.stringify that writes bigint as a JSON number, as Go encodes uint64. */
 const BIGINT_MARK = `\u0000bigint${Math.random().toString(36).slice(2)}:`;
 const BIGINT_RE = new RegExp(`"\\\\u0000${BIGINT_MARK.slice(1)}(-?\\d+)"`, 'g');
-export function stringifyJson(body: unknown): string {
+const withBigints = (body: unknown): string =>
+  JSON.stringify(body, (_k, x: unknown) => (typeof x === 'bigint' ? `${BIGINT_MARK}${x}` : x)).replace(BIGINT_RE, '$1');
+
+/**
+ * What a caller learned of its bodies: `bigint` once one held a bigint. A route whose answers
+ * hold bigints (submit-transaction's nonce, say) then goes straight to the replacer instead of
+ * a plain JSON.stringify that throws at the first bigint, after doing most of the work.
+ */
+export interface StringifyHint {
+  bigint: boolean;
+}
+
+export function stringifyJson(body: unknown, hint?: StringifyHint): string {
+  if (hint?.bigint === true) return withBigints(body);
   try {
     return JSON.stringify(body);
   } catch (err) {
     if (!(err instanceof TypeError) || !/BigInt/i.test(err.message)) throw err;
-    return JSON.stringify(body, (_k, x: unknown) => (typeof x === 'bigint' ? `${BIGINT_MARK}${x}` : x)).replace(
-      BIGINT_RE,
-      '$1',
-    );
+    if (hint !== undefined) hint.bigint = true;
+    return withBigints(body);
   }
 }
 
@@ -101,6 +112,8 @@ export class Router {
   private readonly withParams: ParamRoute[] = [];
   /** Per GET route: its last answer's ETag and compressed forms (compression.ts). */
   private readonly memos = new WeakMap<Route, ResponseMemo>();
+  /** Per route: whether its answers hold bigints (stringifyJson). */
+  private readonly hints = new WeakMap<Route, StringifyHint>();
   readonly routes: Route[] = [];
   private readonly checker: ResponseChecker | null;
 
@@ -263,7 +276,9 @@ export class Router {
         caller: limiter ? { authenticated: (pk: string) => limiter.checkCaller(route, req.remoteAddress, pk) } : UNLIMITED_CALLER,
       };
       const reply = await route.handle(ctx);
-      const out = encodeReply(reply, base, this.opts.responseNames ?? 'spec');
+      let hint = this.hints.get(route);
+      if (hint === undefined) this.hints.set(route, (hint = { bigint: false }));
+      const out = encodeReply(reply, base, this.opts.responseNames ?? 'spec', hint);
       if (this.checker !== null && route.response !== undefined) {
         const problem = this.checker.violation(route.response, out);
         if (problem !== null) {
@@ -294,14 +309,14 @@ function parseJsonBody(buf: Buffer): unknown {
   }
 }
 
-function encodeReply(reply: Reply, base: Array<readonly [string, string]>, names: ResponseNames): OutgoingResponse {
+function encodeReply(reply: Reply, base: Array<readonly [string, string]>, names: ResponseNames, hint: StringifyHint): OutgoingResponse {
   switch (reply.kind) {
     case 'json':
       return {
         status: reply.status,
         headers: [...base, ...Object.entries(reply.headers ?? {}), ['Content-Type', 'application/json']],
         // The reference answers with json.Encoder output: compact JSON and a newline.
-        body: stringifyJson(responseBody(reply.body, names)) + '\n',
+        body: stringifyJson(responseBody(reply.body, names), hint) + '\n',
       };
     case 'raw':
       return {

@@ -175,6 +175,16 @@ describe('stringifyJson', () => {
     assert.equal(stringifyJson({ a: 1, b: 'x' }), '{"a":1,"b":"x"}');
     assert.equal(stringifyJson({ n: 2n ** 64n, s: '\u0000bigint:5', m: [-3n] }), '{"n":18446744073709551616,"s":"\\u0000bigint:5","m":[-3]}');
   });
+
+  it('with a hint, learns that bodies hold bigints and answers the same either way', () => {
+    const hint = { bigint: false };
+    assert.equal(stringifyJson({ a: 1 }, hint), '{"a":1}');
+    assert.equal(hint.bigint, false);
+    assert.equal(stringifyJson({ a: 1n }, hint), '{"a":1}');
+    assert.equal(hint.bigint, true, 'a bigint was seen');
+    assert.equal(stringifyJson({ a: 2, b: [3n] }, hint), '{"a":2,"b":[3]}');
+    assert.equal(stringifyJson({ a: 'x' }, hint), '{"a":"x"}', 'a body without one is the same through the replacer');
+  });
 });
 
 // Issue 17, item 12: with the default `--cors-origins *` every origin used to be echoed with

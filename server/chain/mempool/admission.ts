@@ -116,12 +116,15 @@ export class Admissions {
     // Read before connecting: a replay of this process may move on while this batch awaits,
     // and then the commit must lose its guard and retry.
     const baseVersion = replay.version;
-    // One round trip: whether each is already known, and the state keys every one reads.
-    const [inMempool, mined] = await Promise.all([
+    // One round trip: whether each is in the mempool already, and the state keys every one reads.
+    const [inMempool] = await Promise.all([
       this.ctx.store.getMany<unknown>(pending.map((i) => mempoolTxnKey(items[i]!.hashHex))),
-      Promise.all(pending.map((i) => isMinedTxn(this.ctx.store, items[i]!.hashHex))),
       replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, items[i]!.signer))),
     ]);
+    // Whether a refused one is mined already is asked after the refusal, not of every one: a
+    // mined transaction's nonce is spent (or has expired), so it can never connect again, and
+    // only refusals need the location read that says "already mined" instead.
+    const refused: Array<{ i: number; error: RuleError }> = [];
     const batchView = replay.view.child();
     // Every transaction of the batch goes into the same next block.
     const connectContext = this.ctx.connectContext(replay.height);
@@ -134,18 +137,18 @@ export class Admissions {
     let held = replay.mempoolBytes;
     for (const [n, i] of pending.entries()) {
       const { bytes, txn, hash, hashHex } = items[i]!;
-      if (inMempool[n] !== undefined || mined[n]! || inBatch.has(hashHex)) {
-        fail(i, new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already ${mined[n]! ? 'mined' : 'in the mempool'}`));
+      if (inMempool[n] !== undefined || inBatch.has(hashHex)) {
+        fail(i, new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already in the mempool`));
         continue;
       }
       if (held + bytes.length > this.ctx.params.mempoolMaxSizeBytes) {
-        fail(
+        refused.push({
           i,
-          new RuleError(
+          error: new RuleError(
             'RuleErrorMempoolFull',
             `the mempool holds ${held} bytes and this ${bytes.length}-byte transaction would pass its limit of ${this.ctx.params.mempoolMaxSizeBytes} bytes (--mempool-max-size-bytes); retry after the next block`,
           ),
-        );
+        });
         continue;
       }
       const view = batchView.child();
@@ -157,7 +160,7 @@ export class Admissions {
         feeNanos = (await connectTransaction(view, txn, { hash, size: bytes.length, signer, indexInBlock }, connectContext)).feeNanos;
       } catch (error) {
         if (!(error instanceof RuleError)) throw error;
-        fail(i, error);
+        refused.push({ i, error });
         continue;
       }
       const version = (baseVersion ?? 0) + admitted.length + 1;
@@ -165,6 +168,10 @@ export class Admissions {
       admitted.push({ i, entry: { hashHex, version, bytes, addedAtMs: this.ctx.now(), signer }, writes, delta: view.commitTo(), feeNanos });
       inBatch.add(hashHex);
       held += bytes.length;
+    }
+    const mined = await Promise.all(refused.map(({ i }) => isMinedTxn(this.ctx.store, items[i]!.hashHex)));
+    for (const [k, { i, error }] of refused.entries()) {
+      fail(i, mined[k] ? new RuleError('RuleErrorDuplicateTxn', `transaction ${items[i]!.hashHex} is already mined`) : error);
     }
     if (admitted.length === 0) return [];
     const lastVersion = (baseVersion ?? 0) + admitted.length;

@@ -63,10 +63,21 @@ export function textBytes(text: string): Uint8Array {
  */
 export function orderedUint(n: bigint): Uint8Array {
   if (n < 0n) throw new RangeError(`orderedUint: ${n} is negative`);
+  // Heights, indexes and most amounts: number arithmetic (exact below 2^53), no hex text.
+  if (n <= 0xffffffffffffn) return orderedSmallUint(Number(n));
   const digits = n === 0n ? '' : n.toString(16);
   const body = Buffer.from(digits.length % 2 === 0 ? digits : `0${digits}`, 'hex');
   if (body.length > 255) throw new RangeError('orderedUint: more than 255 bytes');
   return Uint8Array.of(body.length, ...body);
+}
+
+function orderedSmallUint(n: number): Uint8Array {
+  let len = 0;
+  for (let t = n; t > 0; t = Math.floor(t / 256)) len++;
+  const out = new Uint8Array(len + 1);
+  out[0] = len;
+  for (let i = len, t = n; i >= 1; i--, t = Math.floor(t / 256)) out[i] = t % 256;
+  return out;
 }
 
 /** `orderedUint` with every byte complemented: larger numbers sort first. */
