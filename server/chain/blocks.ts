@@ -66,9 +66,12 @@ export class Blocks {
     const header = decodeHeaderOr400(headerBytes);
     const [hashBytes] = await this.ctx.crypto.hashHeaders([headerBytes]);
     const hashHex = hex(hashBytes!);
-    const parent = await this.ctx.store.get<BlockRecord>(chainKeys.block(hex(header.prevBlockHash)));
+    // One round trip for the parent, this block and the tip (the commit is guarded on the tip
+    // read here: a tip that moves meanwhile makes this a side block, as reading it later would).
+    const [parentRecord, known, tipRecord] = await this.ctx.store.getMany<unknown>([chainKeys.block(hex(header.prevBlockHash)), chainKeys.block(hashHex), chainKeys.tip]);
+    const parent = parentRecord as BlockRecord | undefined;
     if (!parent) return { isMainChain: false, isOrphan: true, hashHex };
-    if (await this.ctx.store.get(chainKeys.block(hashHex))) throw new ChainRequestError(`block ${hashHex} is already known`);
+    if (known !== undefined) throw new ChainRequestError(`block ${hashHex} is already known`);
 
     if (header.height !== parent.height + 1n) throw new ChainRequestError(`block height ${header.height} is not its parent's ${parent.height} + 1`);
     const parentHeader = decodeHeader(parent.header);
@@ -84,12 +87,15 @@ export class Blocks {
     if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
 
     const hashHexes = hashes.map(hex);
-    // Deflated on the thread pool while the transactions connect.
+    // Compressed on the thread pool, and the expired nonces read, while the transactions connect.
     const body = packBlockBody(txnBytes);
+    const nonceOps = expiredNonceOps(this.ctx.store, header.height);
+    // Awaited below unless a transaction is refused first: then nothing may report it unhandled.
+    nonceOps.catch(() => undefined);
     const { view, fees, minedMembers } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes, hashHexes.slice(1));
     await connectBlockReward(view, decodeTxn(txnBytes[0]!), blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes, header.height);
 
-    const tip = await this.ctx.store.get<TipRecord>(chainKeys.tip);
+    const tip = tipRecord as TipRecord | undefined;
     if (!tip) throw new Error('chain not initialised: call init() first');
     const extendsTip = tip.hashHex === parentTip.hashHex;
     const block: BlockRecord = { header: headerBytes, body: await body, height: header.height, targetHex: hex(target), mainChain: extendsTip };
@@ -104,7 +110,7 @@ export class Blocks {
       { op: 'set', key: chainKeys.hashAtHeight(header.height), value: hashHex },
       { op: 'set', key: chainKeys.tip, value: newTip },
       ...minedTxnOps(header.height, hashHexes),
-      ...(await expiredNonceOps(this.ctx.store, header.height)),
+      ...(await nonceOps),
       ...hashHexes.map((h) => ({ op: 'del' as const, key: mempoolTxnKey(h) })),
       ...(minedMembers.length > 0 ? [{ op: 'indexRemove' as const, key: MEMPOOL_ORDER, members: minedMembers }] : []),
     ];
