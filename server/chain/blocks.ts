@@ -92,7 +92,7 @@ export class Blocks {
     const nonceOps = expiredNonceOps(this.ctx.store, header.height);
     // Awaited below unless a transaction is refused first: then nothing may report it unhandled.
     nonceOps.catch(() => undefined);
-    const { view, fees, minedMembers } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes, hashHexes.slice(1));
+    const { view, fees, minedMembers, fromPending } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes, hashHexes.slice(1));
     await connectBlockReward(view, decodeTxn(txnBytes[0]!), blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes, header.height);
 
     const tip = tipRecord as TipRecord | undefined;
@@ -119,12 +119,19 @@ export class Blocks {
     // Only the lists pendingChanges can use are kept: the oldest goes as this one comes.
     const lists: WriteOp[] = [{ op: 'set', key: chainKeys.blockWrites(header.height), value: writes }];
     if (header.height > MAX_BLOCKS_BETWEEN_POINTS) lists.push({ op: 'del', key: chainKeys.blockWrites(header.height - MAX_BLOCKS_BETWEEN_POINTS - 1n) });
-    if (!(await this.commitOnTip(tip, [...ops, ...lists], fence))) {
+    const committing = this.commitOnTip(tip, [...ops, ...lists], fence);
+    // While the store commits: the pending state after this block, when the block is the
+    // pending state's own first transactions (then admissions wait on the block's commit only,
+    // not on a replay of the rest of the mempool after it).
+    const after = fromPending ? this.pending.replayAfterBlock(parentTip.hashHex, hashHexes.slice(1), newTip, view).catch(() => null) : null;
+    if (!(await committing)) {
       // Another process moved the tip meanwhile (this block is now on a side branch), or the
       // fence fell (then storeSideBlock refuses too).
       await this.storeSideBlock(hashHex, block, fence);
       return { isMainChain: false, isOrphan: false, hashHex };
     }
+    const next = await after;
+    if (next !== null) this.pending.install(next);
     const connectedMs = performance.now() - started;
     await this.ctx.store.publish(CHANNEL_TIP, { hashHex, height: header.height.toString() });
     await this.prune();
@@ -149,7 +156,7 @@ export class Blocks {
     hashes: readonly Uint8Array[],
     /** The hex hashes of all but the reward (the order hashes[1..] have). */
     hashHexes: readonly string[],
-  ): Promise<{ view: StateView; fees: bigint; minedMembers: string[] }> {
+  ): Promise<{ view: StateView; fees: bigint; minedMembers: string[]; fromPending: boolean }> {
     const view = StateView.over(this.ctx.store);
     const connected = this.pending.connectedPrefix(parentHashHex, hashHexes);
     if (connected !== null) {
@@ -158,7 +165,7 @@ export class Blocks {
         view.apply(a.delta);
         fees += a.feeNanos;
       }
-      return { view, fees, minedMembers: connected.map((a) => orderMember(a.version, a.hashHex)) };
+      return { view, fees, minedMembers: connected.map((a) => orderMember(a.version, a.hashHex)), fromPending: true };
     }
     const txns = txnBytes.slice(1).map((bytes) => ({ bytes, txn: decodeTxn(bytes) }));
     // A transaction still in the mempool had its signature checked at admission, and its entry
@@ -177,7 +184,7 @@ export class Blocks {
     for (const [i, { bytes, txn }] of txns.entries()) {
       fees += (await connectTransaction(view, txn, { hash: hashes[i + 1]!, size: bytes.length, signer: verdicts[i]!.signer, indexInBlock: i + 1 }, ctx)).feeNanos;
     }
-    return { view, fees, minedMembers: await mempoolMembers(this.ctx.store, hashHexes, entries) };
+    return { view, fees, minedMembers: await mempoolMembers(this.ctx.store, hashHexes, entries), fromPending: false };
   }
 
   /**

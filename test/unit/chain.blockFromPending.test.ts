@@ -14,6 +14,8 @@ import { PendingState } from '../../server/chain/mempool/pending.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { solvedBlock } from '../helpers/mining.js';
+import { chainKeys } from '../../server/chain/state/keys.js';
+import type { StateView } from '../../server/chain/state/view.js';
 import { newKey, signedTransfer, type TestKey } from '../helpers/transfers.js';
 
 const log = pino({ level: 'silent' });
@@ -37,6 +39,8 @@ function dump(store: MemoryStore): Record<string, unknown> {
   for (const [k, v] of s.indexes) if (v.length > 0) out[`x:${k}`] = [...v];
   return out;
 }
+
+const balanceIn = async (view: StateView, pk: Uint8Array): Promise<bigint> => (await view.get<bigint>(chainKeys.balance(pk))) ?? 0n;
 
 const blockOf = (chain: Chain, reward: TestKey, txns: readonly Uint8Array[]) => solvedBlock(chain, crypto, reward.pk, txns);
 
@@ -119,4 +123,49 @@ describe('a block connected from the pending state', () => {
     assert.equal(await chain.mempoolSize(), 1);
     assert.equal((await chain.blockTemplate(dave.pk, 1)).stats.TxnCount, 1);
   });
+
+  it('leaves the pending state a full replay on the new tip would build (built while the block commits)', async () => {
+    const [fay, gus, hal] = [newKey(), newKey(), newKey()];
+    const chain = chains[0]!;
+    clockMs += 10_000;
+    const funding = await blockOf(chain, fay, []);
+    assert.ok((await chain.processBlock(funding.header, funding.txns)).isMainChain);
+    clockMs += 10_000;
+    // Mined by the block: two transfers. Left for after it: one that spends what the block
+    // gives, and one whose nonce expires at the block's own height (valid in it, not after it).
+    const mined = [await signedTransfer(chain, crypto, fay, gus.pk, 40_000n), await signedTransfer(chain, crypto, fay, hal.pk, 9_000n)];
+    for (const bytes of mined) await chain.submitTransaction(bytes);
+    const template = await blockOf(chain, fay, (await chain.mempool()).map((m) => m.bytes));
+    const shortLived = { params: { ...chain.params, maxNonceExpirationBlockHeightOffset: 0n }, tip: () => chain.tip() } as unknown as Chain;
+    const rest = [await signedTransfer(chain, crypto, gus, hal.pk, 5_000n), await signedTransfer(shortLived, crypto, fay, gus.pk, 1_000n)];
+    for (const bytes of rest) await chain.submitTransaction(bytes);
+
+    let built = 0;
+    const original = PendingState.prototype.replayAfterBlock;
+    PendingState.prototype.replayAfterBlock = async function (this: PendingState, ...args: Parameters<typeof original>) {
+      const r = await original.apply(this, args);
+      if (r !== null) built++;
+      return r;
+    };
+    try {
+      assert.ok((await chain.processBlock(template.header, template.txns)).isMainChain);
+    } finally {
+      PendingState.prototype.replayAfterBlock = original;
+    }
+    assert.equal(built, 1, 'the pending state after the block was built during its commit');
+
+    // A fresh process on the same store replays the mempool on the new tip from scratch.
+    const fresh = new Chain({ store: stores[0]!, crypto, params: DEV_CHAIN_PARAMS, log, now });
+    const [a, b] = [await chain.pendingPlaces(), await fresh.pendingPlaces()];
+    assert.equal(a.height, b.height);
+    const placed = (p: typeof a): string[] => [1, 2, 3, 4].map((i) => Buffer.from(p.txnAt(i) ?? []).toString('hex'));
+    assert.deepEqual(placed(a), placed(b), 'the same transactions at the same places');
+    assert.equal(placed(a).filter((h) => h !== '').length, 1, 'the dependent transfer connects; the expired one does not');
+    const templateA = await chain.blockTemplate(fay.pk, 1);
+    const templateB = await fresh.blockTemplate(fay.pk, 1);
+    assert.equal(templateA.stats.TxnCount, templateB.stats.TxnCount);
+    assert.deepEqual(templateA.stats, templateB.stats);
+    for (const k of [fay, gus, hal]) assert.equal(await balanceIn(a.view, k.pk), await balanceIn(b.view, k.pk));
+  });
 });
+

@@ -156,6 +156,39 @@ export class PendingState {
     return replay.accepted.slice(0, hashHexes.length);
   }
 
+  /**
+   * The pending state a block leaves when it mined the first `minedHashHexes.length` of the
+   * transactions the cached replay accepted on its parent (Blocks.process, for a block of this
+   * node's own template), built while the block commits instead of after: the rest of the
+   * replayed mempool (accepted and failed, in arrival order) connected again at the next height
+   * on `blockView`, the parent's state plus the block's writes, which the store holds once the
+   * commit lands. Reads of keys the block did not write find the same values in the store
+   * before and after it. Null when the cache is not that replay (then `current` rebuilds).
+   * Not cached here: `install` it once the block is committed.
+   */
+  async replayAfterBlock(parentHashHex: string, minedHashHexes: readonly string[], tip: TipRecord, blockView: StateView): Promise<MempoolReplay | null> {
+    const old = this.replayCache;
+    if (old === null || old.tip.hashHex !== parentHashHex || old.accepted.length < minedHashHexes.length) return null;
+    for (let i = 0; i < minedHashHexes.length; i++) if (old.accepted[i]!.hashHex !== minedHashHexes[i]) return null;
+    // Read together, before any await: admissions adopted meanwhile extend `old` in place.
+    const version = old.version;
+    const entry = ({ hashHex, version: v, bytes, addedAtMs, signer }: MempoolTxn): MempoolTxn => ({ hashHex, version: v, bytes, addedAtMs, signer });
+    const rest = [...old.accepted.slice(minedHashHexes.length).map(entry), ...old.failures.map((f) => entry(f.entry))].sort((a, b) => a.version - b.version);
+    const replay = this.emptyReplay(tip, version, blockView.child());
+    await this.replayAll(replay, rest);
+    return replay;
+  }
+
+  /**
+   * Makes a replay built ahead of its tip (`replayAfterBlock`) the cached one, unless the cache
+   * already holds one on that tip at least as recent. Later admissions extend it as usual.
+   */
+  install(replay: MempoolReplay): void {
+    const c = this.replayCache;
+    if (c !== null && c.tip.hashHex === replay.tip.hashHex && (c.version ?? 0) >= (replay.version ?? 0)) return;
+    this.replayCache = replay;
+  }
+
   private async keysChangedBetween(from: PendingPoint, to: PendingPoint): Promise<ReadonlySet<string> | null> {
     if (from.tipHashHex === to.tipHashHex) {
       const [a, b] = [from.version ?? 0, to.version ?? 0];
@@ -253,12 +286,12 @@ export class PendingState {
     }
   }
 
-  private async buildReplay(tip: TipRecord, version: number | undefined): Promise<MempoolReplay> {
-    const replay: MempoolReplay = {
+  private emptyReplay(tip: TipRecord, version: number | undefined, view: StateView): MempoolReplay {
+    return {
       tip,
       version,
       height: tip.height + 1n,
-      view: StateView.over(this.ctx.store),
+      view,
       accepted: [],
       bytes: 0,
       mempoolBytes: 0,
@@ -267,6 +300,10 @@ export class PendingState {
       extensions: 0,
       writes: { byVersion: new Map(), all: new Set() },
     };
+  }
+
+  private async buildReplay(tip: TipRecord, version: number | undefined): Promise<MempoolReplay> {
+    const replay = this.emptyReplay(tip, version, StateView.over(this.ctx.store));
     // Only what was admitted up to the version this replay is of: an admission committed since
     // is not in it, or a later extension to that version would connect it a second time.
     await this.replayAll(replay, await readMempool(this.ctx.store, version ?? 0));
