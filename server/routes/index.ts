@@ -5,6 +5,7 @@ import { adminBuyNativeRoutes } from './adminBuyNative.js';
 import { adminChainRoutes } from './adminChain.js';
 import { accessGroupRoutes } from './accessGroups.js';
 import { adminFeedRoutes } from './adminFeed.js';
+import { adminHotFeedRoutes } from './adminHotFeed.js';
 import { adminUserRoutes } from './adminUsers.js';
 import { accessGroupReadRoutes } from './accessGroupReads.js';
 import { creatorCoinRoutes } from './creatorCoins.js';
@@ -16,6 +17,7 @@ import { MAX_FOLLOWED_READ } from '../social/postReads.js';
 import { feedRoutes } from './feed.js';
 import { followRoutes } from './follows.js';
 import { holderRoutes } from './holders.js';
+import { hotFeedRoutes } from './hotFeed.js';
 import { identityRoutes } from './identity.js';
 import { likeRoutes } from './likes.js';
 import { messageRoutes } from './messages.js';
@@ -88,5 +90,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Users', holderRoutes(deps)),
     tag('Notifications', notificationRoutes(deps)),
     tag('Admin', adminBuyNativeRoutes(deps)),
+    tag('Posts', hotFeedRoutes(deps)),
+    tag('Admin', adminHotFeedRoutes(deps)),
   ];
 }

@@ -28,18 +28,6 @@ const OUT_OF_SCOPE: ReadonlyArray<{ area: string; re: RegExp }> = [
 /** SDK endpoints outside issue 21's scope that this node does not route yet, by name, with why. */
 const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
   {
-    why: 'the hot feed: its scoring job and the admin tuning of it are not built',
-    paths: [
-      '/api/v0/get-hot-feed',
-      '/api/v0/admin/get-unfiltered-hot-feed',
-      '/api/v0/admin/get-hot-feed-algorithm',
-      '/api/v0/admin/update-hot-feed-algorithm',
-      '/api/v0/admin/get-hot-feed-user-multiplier',
-      '/api/v0/admin/update-hot-feed-user-multiplier',
-      '/api/v0/admin/update-hot-feed-post-multiplier',
-    ],
-  },
-  {
     why: 'atomic transactions (the SDK sends these through submit-atomic-transaction): ATOMIC_TXNS_WRAPPER does not connect on this chain',
     paths: ['/api/v0/submit-atomic-transaction', '/api/v0/create-dao-coin-limit-order-with-fee', '/api/v0/create-new-coin', '/api/v0/update-coin-properties'],
   },
