@@ -98,7 +98,8 @@ const MAX_CAS_ATTEMPTS = 20;
 /**
  * Read-modify-write of one user's record, compare-and-set against the stored bytes so that a
  * concurrent writer (another request, another process) is retried, never overwritten.
- * `change` may run more than once; it must be a pure function of the record it is given.
+ * `change` may run more than once; it must be a pure function of the record it is given, and
+ * answers that same record when nothing changes (then nothing is written).
  */
 export async function updateUserMetadata(store: Store, pk33: Uint8Array, change: (m: UserMetadataRecord) => UserMetadataRecord): Promise<UserMetadataRecord> {
   const key = userMetadataKeys.record(pk33);
@@ -106,7 +107,9 @@ export async function updateUserMetadata(store: Store, pk33: Uint8Array, change:
   for (let i = 0; i < MAX_CAS_ATTEMPTS; i++) {
     const read = await store.getStored<StoredUserMetadata>(key);
     const stored = read?.value;
-    const next = change(fullRecord(stored));
+    const current = fullRecord(stored);
+    const next = change(current);
+    if (next === current) return next;
     const ops: WriteOp[] = [{ op: 'set', key, value: next }];
     const guards: Guard[] = [{ key, bytes: read?.bytes }];
     const legacy = stored?.messageReadStateByContact;
