@@ -45,7 +45,7 @@ import { decodeMetadata, TxnType, type SubmitPostMetadata } from '../chain/txn/m
 import { fromHex, toHex } from '../hex.js';
 import type { Store, WriteOp } from '../store/types.js';
 import { feedKeys, MAX_PINNED_POSTS } from './feed.js';
-import { globalParams, hotnessScore, parseTags, tagParams, type InteractionKind, type PostToScore } from './hotFeedScore.js';
+import { globalParams, hotnessScore, MAX_TAG_BYTES, parseTags, tagParams, type InteractionKind, type PostToScore } from './hotFeedScore.js';
 import { dropPostMultipliers, getHotFeedAlgorithm, hotFeedSettingKeys, loadMultipliers, type HotFeedAlgorithm, type HotFeedMultipliers } from './hotFeedSettings.js';
 import type { PostReads } from './postReads.js';
 
@@ -347,7 +347,8 @@ export async function hotFeedPage(store: Store, reads: PostReads, req: HotFeedPa
   const key = req.tag === '' ? hotFeedKeys.rank : req.sortByNew ? hotFeedKeys.tagNew(req.tag) : hotFeedKeys.tag(req.tag);
   const ranked: HotFeedEntry[] = [];
   let cursor: string | undefined;
-  let scanned = 0;
+  // No post is listed under a longer tag (parseTags): nothing to read.
+  let scanned = Buffer.byteLength(req.tag) > MAX_TAG_BYTES ? MAX_ENTRIES_SCANNED : 0;
   while (ranked.length < req.limit && scanned < MAX_ENTRIES_SCANNED) {
     const limit = Math.min(req.limit - ranked.length + req.seen.size, MAX_ENTRIES_SCANNED - scanned);
     const members = await store.indexRange(key, { limit, ...(cursor === undefined ? {} : { gt: cursor }) });

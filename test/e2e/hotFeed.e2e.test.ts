@@ -151,9 +151,12 @@ function suite(store: 'memory' | 'redis'): void {
         check: (r, c) => assert.deepEqual(hashes(r), [c.p.bob, c.p.alice]),
       },
       {
-        name: 'an unknown tag has an empty page',
+        name: 'an unknown tag, or one longer than any tag kept (100 bytes), has an empty page',
         body: () => ({ Tag: '#nothing' }),
-        check: (r) => assert.deepEqual(r, { HotFeedPage: [] }),
+        check: async (r, c) => {
+          assert.deepEqual(r, { HotFeedPage: [] });
+          assert.deepEqual(await feed(c, { Tag: `#${'é'.repeat(99)}` }), { HotFeedPage: [] });
+        },
       },
       {
         name: 'a pinned post comes first without SeenPosts (score 0), and is not repeated below',
