@@ -19,6 +19,7 @@ import type { IdentityService } from './identity/service.js';
 import type { JwtVerifier } from './identity/jwt.js';
 import type { RateLimiter } from './http/rateLimit.js';
 import type { NodeMetrics } from './metrics/nodeMetrics.js';
+import type { HotFeedJob } from './social/hotFeedJob.js';
 import type { Store } from './store/types.js';
 
 export interface AppDeps {
@@ -43,4 +44,6 @@ export interface AppDeps {
   metrics?: NodeMetrics;
   /** The rate limits of routes, sockets and logins (`createRateLimiter`); absent: nothing is limited. */
   rateLimiter?: RateLimiter;
+  /** The hot feed's periodic refresh (its rankings are read from the store); absent in tools that build deps by hand. */
+  hotFeed?: HotFeedJob;
 }

@@ -37,6 +37,7 @@ import { answerFrame, refusedFrame } from './http/identityFrames.js';
 import { isDataDirError, openStore } from './store/index.js';
 import { layoutProblem } from './chain/state/layout.js';
 import { Teardown } from './teardown.js';
+import { HotFeedJob } from './social/hotFeedJob.js';
 
 export interface RunningNode {
   port: number;
@@ -155,7 +156,10 @@ export async function startNode(config: Config, baseLog: Logger): Promise<Runnin
     throw err;
   }
   const rateLimiter = createRateLimiter({ config, store, log, metrics });
-  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, producer, minerFeed, metrics, rateLimiter };
+  // The producer of the moment refreshes the hot feed's rankings for every process.
+  const hotFeed = down.add('hot feed', new HotFeedJob({ store, leading: () => producer.leading, log }), (j) => j.stop());
+  hotFeed.start();
+  const deps: AppDeps = { config, store, log, health, registry, crypto, identity, jwt, chain, producer, minerFeed, metrics, rateLimiter, hotFeed };
   const router = createRouter(deps);
 
   let closing: Promise<void> | undefined;

@@ -93,6 +93,18 @@ function int(min: number, max: number): Schema<number> {
   };
 }
 
+/** A finite JSON number within [min, max] (a multiplier, a fraction). */
+function number(min: number, max: number): Schema<number> {
+  return {
+    json: { type: 'number', minimum: min, maximum: max },
+    parse(v, path) {
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new ValidationError(path, 'a number', v);
+      if (v < min || v > max) throw new ValidationError(path, `a number from ${min} to ${max}`, v);
+      return v;
+    },
+  };
+}
+
 const U64_MAX = (1n << 64n) - 1n;
 
 /**
@@ -274,7 +286,7 @@ function jsonValue(x: unknown): unknown {
   return undefined;
 }
 
-export const v = { string, boolean, int, uint64, publicKey, array, record, object, optional };
+export const v = { string, boolean, int, number, uint64, publicKey, array, record, object, optional };
 
 // ---------------------------------------------------------------------------------------------
 // Response schemas

@@ -6,7 +6,9 @@
  *
  * The post must exist in the pending chain state (tip + mempool), as the reference's
  * augmented view. Unlike the reference, an unknown post is 404 and the request's hash is not
- * echoed in errors. The reference's hot-feed op is not written: this node has no hot feed.
+ * echoed in errors. The reference also writes a hot-feed op (approval with multiplier 1); this
+ * node does not: its hot feed serves every ranked post whether approved or not, as the
+ * reference's does, and a multiplier of 1 changes no score (social/hotFeed.ts).
  * @module
  */
 import type { AppDeps } from '../deps.js';

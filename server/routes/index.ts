@@ -6,6 +6,7 @@ import { adminChainRoutes } from './adminChain.js';
 import { apiV1Routes } from './apiV1.js';
 import { accessGroupRoutes } from './accessGroups.js';
 import { adminFeedRoutes } from './adminFeed.js';
+import { adminHotFeedRoutes } from './adminHotFeed.js';
 import { adminUserRoutes } from './adminUsers.js';
 import { accessGroupReadRoutes } from './accessGroupReads.js';
 import { atomicRoutes } from './atomic.js';
@@ -18,6 +19,7 @@ import { MAX_FOLLOWED_READ } from '../social/postReads.js';
 import { feedRoutes } from './feed.js';
 import { followRoutes } from './follows.js';
 import { holderRoutes } from './holders.js';
+import { hotFeedRoutes } from './hotFeed.js';
 import { identityRoutes } from './identity.js';
 import { likeRoutes } from './likes.js';
 import { mediaRoutes } from './media.js';
@@ -100,5 +102,7 @@ export function allRoutes(deps: AppDeps): Route[][] {
     tag('Admin', adminBuyNativeRoutes(deps)),
     tag('Media', mediaRoutes(deps)),
     tag('Card buys', wyreRoutes(deps)),
+    tag('Posts', hotFeedRoutes(deps)),
+    tag('Admin', adminHotFeedRoutes(deps)),
   ];
 }

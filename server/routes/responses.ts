@@ -151,6 +151,8 @@ export const postEntrySchema = out.named(
     DiamondsFromSender: out.int(),
     IsFrozen: out.boolean(),
     InGlobalFeed: out.optional(out.boolean('Present when the request set AddGlobalFeedBool')),
+    HotnessScore: out.optional(out.int('Hot feed pages only: the post’s score in the ranking served (0 for a pinned post)')),
+    PostMultiplier: out.optional(out.number('admin/get-unfiltered-hot-feed only: the post’s hot feed multiplier (1 when none is set)')),
   }),
 );
 

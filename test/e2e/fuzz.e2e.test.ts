@@ -110,9 +110,10 @@ async function mountedRoutes(url: string): Promise<RouteInfo[]> {
  * a new epoch and the miner status under it), the templates it announces after earlier
  * accepted changes (content-addressed records, not chain state), and the announcement of a tip
  * a block committed just before the request (the block's commit is what `waitMined` sees; its
- * announcement follows it): a tip that moves during a request still fails the tip check.
+ * announcement follows it), and the hot feed's rankings its periodic refresh rewrites after a
+ * block (social/hotFeed.ts): a tip that moves during a request still fails the tip check.
  */
-const BACKGROUND = /^(\(publish\) )?(node:(processes$|producer:(lease|epoch)$|miner:status$)|chain:template(:|$))|^\(publish\) chain:tip$/;
+const BACKGROUND = /^(\(publish\) )?(node:(processes$|producer:(lease|epoch)$|miner:status$)|chain:template(:|$))|^\(publish\) chain:tip$|^social:hot:((window|scanned|rank|tags|fingerprint)$|tag(new)?:)/;
 /** Written for every admin request that passes the credential check (server/admin/audit.ts). */
 const AUDIT = /^node:admin:audit/;
 

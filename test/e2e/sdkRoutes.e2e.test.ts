@@ -25,21 +25,12 @@ const OUT_OF_SCOPE: ReadonlyArray<{ area: string; re: RegExp }> = [
   { area: 'ETH / MetaMask helpers', re: /eth/ },
 ];
 
-/** SDK endpoints outside issue 21's scope that this node does not route yet, by name, with why. */
-const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [
-  {
-    why: 'the hot feed: its scoring job and the admin tuning of it are not built',
-    paths: [
-      '/api/v0/get-hot-feed',
-      '/api/v0/admin/get-unfiltered-hot-feed',
-      '/api/v0/admin/get-hot-feed-algorithm',
-      '/api/v0/admin/update-hot-feed-algorithm',
-      '/api/v0/admin/get-hot-feed-user-multiplier',
-      '/api/v0/admin/update-hot-feed-user-multiplier',
-      '/api/v0/admin/update-hot-feed-post-multiplier',
-    ],
-  },
-];
+/**
+ * SDK endpoints outside issue 21's exclusions that this node does not route yet, by name, with
+ * why. None now: a new SDK endpoint the node does not route fails the test until it is built
+ * or listed here.
+ */
+const KNOWN_GAPS: ReadonlyArray<{ why: string; paths: readonly string[] }> = [];
 
 const gapOf = new Map(KNOWN_GAPS.flatMap((g) => g.paths.map((p) => [p, g.why] as const)));
 const areaOf = (path: string): string | undefined => OUT_OF_SCOPE.find((a) => a.re.test(path))?.area;
