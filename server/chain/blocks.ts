@@ -123,17 +123,21 @@ export class Blocks {
     // While the store commits: the pending state after this block, when the block is the
     // pending state's own first transactions (then admissions wait on the block's commit only,
     // not on a replay of the rest of the mempool after it).
-    const after = fromPending ? this.pending.replayAfterBlock(parentTip.hashHex, hashHexes.slice(1), newTip, view).catch(() => null) : null;
-    if (!(await committing)) {
+    const after = fromPending ? this.pending.replayAfterBlock(parentTip.hashHex, hashHexes.slice(1), newTip, view) : null;
+    const committed = await committing.catch(async (e: unknown) => {
+      await after?.settle(false);
+      throw e;
+    });
+    if (!committed) {
+      await after?.settle(false);
       // Another process moved the tip meanwhile (this block is now on a side branch), or the
       // fence fell (then storeSideBlock refuses too).
       await this.storeSideBlock(hashHex, block, fence);
       return { isMainChain: false, isOrphan: false, hashHex };
     }
-    const next = await after;
-    if (next !== null) this.pending.install(next);
     const connectedMs = performance.now() - started;
-    await this.ctx.store.publish(CHANNEL_TIP, { hashHex, height: header.height.toString() });
+    // Readers of this process that see the new tip meanwhile wait for the replay in flight.
+    await Promise.all([this.ctx.store.publish(CHANNEL_TIP, { hashHex, height: header.height.toString() }), after?.settle(true)]);
     await this.prune();
     const ms = (x: number): number => Math.round(x * 10) / 10;
     this.ctx.log.info({ height: Number(header.height), hash: hashHex, txns: txnBytes.length - 1, connectedMs: ms(connectedMs), prunedMs: ms(performance.now() - started - connectedMs) }, 'block connected');

@@ -142,8 +142,8 @@ describe('a block connected from the pending state', () => {
 
     let built = 0;
     const original = PendingState.prototype.replayAfterBlock;
-    PendingState.prototype.replayAfterBlock = async function (this: PendingState, ...args: Parameters<typeof original>) {
-      const r = await original.apply(this, args);
+    PendingState.prototype.replayAfterBlock = function (this: PendingState, ...args: Parameters<typeof original>) {
+      const r = original.apply(this, args);
       if (r !== null) built++;
       return r;
     };

@@ -164,9 +164,12 @@ export class PendingState {
    * on `blockView`, the parent's state plus the block's writes, which the store holds once the
    * commit lands. Reads of keys the block did not write find the same values in the store
    * before and after it. Null when the cache is not that replay (then `current` rebuilds).
-   * Not cached here: `install` it once the block is committed.
+   *
+   * Readers that see the new tip while it is still being built (the commit landed first) wait
+   * for it rather than build their own; it becomes the cached replay only through `settle`,
+   * with whether the block was committed.
    */
-  async replayAfterBlock(parentHashHex: string, minedHashHexes: readonly string[], tip: TipRecord, blockView: StateView): Promise<MempoolReplay | null> {
+  replayAfterBlock(parentHashHex: string, minedHashHexes: readonly string[], tip: TipRecord, blockView: StateView): { settle(committed: boolean): Promise<void> } | null {
     const old = this.replayCache;
     if (old === null || old.tip.hashHex !== parentHashHex || old.accepted.length < minedHashHexes.length) return null;
     for (let i = 0; i < minedHashHexes.length; i++) if (old.accepted[i]!.hashHex !== minedHashHexes[i]) return null;
@@ -175,15 +178,26 @@ export class PendingState {
     const entry = ({ hashHex, version: v, bytes, addedAtMs, signer }: MempoolTxn): MempoolTxn => ({ hashHex, version: v, bytes, addedAtMs, signer });
     const rest = [...old.accepted.slice(minedHashHexes.length).map(entry), ...old.failures.map((f) => entry(f.entry))].sort((a, b) => a.version - b.version);
     const replay = this.emptyReplay(tip, version, blockView.child());
-    await this.replayAll(replay, rest);
-    return replay;
+    const building = this.replayAll(replay, rest).then(() => replay);
+    // Keyed by the new tip, which no reader sees before the commit lands.
+    const key = `${tip.hashHex}:${version}`;
+    this.replaysInFlight.set(key, building);
+    return {
+      settle: async (committed) => {
+        try {
+          const built = await building;
+          if (committed) this.install(built);
+        } catch {
+          // A store that failed mid-build: readers rebuild on their own.
+        } finally {
+          if (this.replaysInFlight.get(key) === building) this.replaysInFlight.delete(key);
+        }
+      },
+    };
   }
 
-  /**
-   * Makes a replay built ahead of its tip (`replayAfterBlock`) the cached one, unless the cache
-   * already holds one on that tip at least as recent. Later admissions extend it as usual.
-   */
-  install(replay: MempoolReplay): void {
+  /** Makes a replay the cached one, unless the cache already holds one on its tip at least as recent. */
+  private install(replay: MempoolReplay): void {
     const c = this.replayCache;
     if (c !== null && c.tip.hashHex === replay.tip.hashHex && (c.version ?? 0) >= (replay.version ?? 0)) return;
     this.replayCache = replay;
