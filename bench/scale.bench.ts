@@ -157,7 +157,7 @@ function printSize(r: SizeResult, o: Options): void {
   console.log(
     `bytes per profile ${fmt(per.profile, 0)} (${mark(per.profile <= TARGETS.profileBytes)} ≤ ${TARGETS.profileBytes}), per DM ${fmt(per.dm, 0)} (${mark(per.dm <= TARGETS.dmBytes)} ≤ ${TARGETS.dmBytes}), ` +
       `per order ${fmt(per.order, 0)} (${mark(per.order <= TARGETS.orderBytes)} ≤ ${TARGETS.orderBytes}), history per transaction ${fmt(per.txnHistory, 0)} (${mark(per.txnHistory <= TARGETS.txnHistoryBytes)} ≤ ${TARGETS.txnHistoryBytes}), ` +
-      `per balance ${fmt(per.balance, 0)}, per live nonce ${fmt(per.liveNonce, 0)} (until its expiration height); expiring ${mb(b.expiringBytes)} (${mark(b.expiringBytes < TARGETS.expiringBytes)} < ${mb(TARGETS.expiringBytes)})`,
+      `per-key transaction index ${fmt(per.keyTxnsPerTxn, 0)} per transaction, per balance ${fmt(per.balance, 0)}, per live nonce ${fmt(per.liveNonce, 0)} (until its expiration height); expiring ${mb(b.expiringBytes)} (${mark(b.expiringBytes < TARGETS.expiringBytes)} < ${mb(TARGETS.expiringBytes)})`,
   );
   console.log(`  (records: ${Object.entries(b.records).map(([k, n]) => `${n.toLocaleString('en-US')} ${k}`).join(', ')})`);
   console.log(`\nrestart: health-check 200 after ${fmt(r.restart.healthMs, 0)} ms, a profile read 200 after ${fmt(r.restart.readMs, 0)} ms`);
@@ -279,7 +279,7 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
     const summary = {
       sizes: o.sizes,
       populate: Object.fromEntries(results.map((r) => [r.size, { txns: r.populate.txns, wallSeconds: round(r.populate.wallSeconds, 1), msPer1kTxns: round(r.populate.msPer1kTxns, 0) }])),
-      bytesPer: { profile: round(per.profile, 0), dm: round(per.dm, 0), order: round(per.order, 0), txnHistory: round(per.txnHistory, 0), balance: round(per.balance, 0), liveNonce: round(per.liveNonce, 0) },
+      bytesPer: { profile: round(per.profile, 0), dm: round(per.dm, 0), order: round(per.order, 0), txnHistory: round(per.txnHistory, 0), keyTxnsPerTxn: round(per.keyTxnsPerTxn, 0), balance: round(per.balance, 0), liveNonce: round(per.liveNonce, 0) },
       bytesPerBySize: Object.fromEntries(results.map((r) => [r.size, Object.fromEntries(Object.entries(r.bytes.bytesPer).map(([k, v]) => [k, round(v, 0)]))])),
       expiringBytes: Math.round(last.bytes.expiringBytes),
       expiringBytesBySize: Object.fromEntries(results.map((r) => [r.size, Math.round(r.bytes.expiringBytes)])),

@@ -136,11 +136,24 @@ export function redisPid(port: number): number | undefined {
   return undefined;
 }
 
-/** Mempool size and tip height, from one process's /metrics (both come from the shared store). */
+/**
+ * Mempool size and tip height from a /metrics text. With several server processes every one
+ * reports both (one chain in the shared store), each sample labelled with its process: the
+ * highest tip, and the mempool size of the process that reported it. NaN when absent.
+ */
+export function chainGaugesOf(m: ReturnType<typeof parsePrometheusText>): { mempool: number; tip: number } {
+  const samples = (name: string) => m.get(name)?.samples.filter((s) => s.name === name) ?? [];
+  const tips = samples('socialnode_chain_tip_height');
+  const mempools = samples('socialnode_chain_mempool_transactions');
+  if (tips.length === 0) return { mempool: mempools[0]?.value ?? NaN, tip: NaN };
+  const best = tips.reduce((a, t) => (t.value > a.value ? t : a));
+  const mempool = mempools.find((s) => s.labels['process'] === best.labels['process']) ?? mempools[0];
+  return { mempool: mempool?.value ?? NaN, tip: best.value };
+}
+
 async function chainGauges(port: number): Promise<{ mempool: number; tip: number }> {
   const r = await freshRequest(port, 'GET', '/metrics');
-  const m = parsePrometheusText(r.text);
-  return { mempool: sampleValue(m, 'socialnode_chain_mempool_transactions') ?? NaN, tip: sampleValue(m, 'socialnode_chain_tip_height') ?? NaN };
+  return chainGaugesOf(parsePrometheusText(r.text));
 }
 
 /**

@@ -11,8 +11,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { ROOT, spawnTs, type ServerProc } from '../http/harness.js';
-import { freshRequest } from '../load/node.js';
-import { parsePrometheusText, sampleValue } from '../../test/helpers/promText.js';
+import { chainGaugesOf, freshRequest } from '../load/node.js';
+import { parsePrometheusText } from '../../test/helpers/promText.js';
 import { solveTemplate } from '../../test/helpers/mining.js';
 import { okApi } from '../../test/helpers/http.js';
 import type { CryptoService } from '../../server/crypto/service.js';
@@ -69,13 +69,11 @@ export async function startNodeTimed(name: string, port: number, args: readonly 
   return { server, healthMs, readMs };
 }
 
-/** Tip height and mempool size from /metrics. */
+/** Tip height and mempool size from /metrics (bench/load/node.ts `chainGaugesOf`: any number of processes). */
 export async function chainGauges(port: number): Promise<{ tip: bigint; mempool: number }> {
   const r = await freshRequest(port, 'GET', '/metrics');
-  const m = parsePrometheusText(r.text);
-  const tip = sampleValue(m, 'socialnode_chain_tip_height');
-  const mempool = sampleValue(m, 'socialnode_chain_mempool_transactions');
-  if (tip === undefined || mempool === undefined) throw new Error('/metrics lacks the chain tip or mempool gauge');
+  const { tip, mempool } = chainGaugesOf(parsePrometheusText(r.text));
+  if (Number.isNaN(tip) || Number.isNaN(mempool)) throw new Error('/metrics lacks the chain tip or mempool gauge');
   return { tip: BigInt(tip), mempool };
 }
 

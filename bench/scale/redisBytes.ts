@@ -28,7 +28,7 @@ const SAMPLE_PER_KIND = 400;
 const SCAN_COUNT = 1000;
 const PIPELINE_BATCH = 500;
 
-export type Entity = 'profile' | 'balance' | 'dm' | 'order' | 'daoCoin' | 'history' | 'nonce' | 'blockWrites' | 'other';
+export type Entity = 'profile' | 'balance' | 'dm' | 'order' | 'daoCoin' | 'history' | 'keyTxns' | 'nonce' | 'blockWrites' | 'other';
 
 /** Key kinds by prefix (after `sn:`), and the entity whose bytes they are. */
 const KINDS: ReadonlyArray<{ entity: Entity; prefixes: readonly string[] }> = [
@@ -39,6 +39,9 @@ const KINDS: ReadonlyArray<{ entity: Entity; prefixes: readonly string[] }> = [
   { entity: 'order', prefixes: ['v:o:', 'x:o-book:', 'x:o-by:'] },
   { entity: 'daoCoin', prefixes: ['v:chain:dao:coin:', 'v:chain:dao:bal:', 'x:chain:dao:holders:', 'x:chain:dao:holdings:'] },
   { entity: 'history', prefixes: ['v:b:', 'x:t:', 'v:h:'] },
+  // The per-key transaction index of /api/v1/transaction-info (layout 5): kept for good too,
+  // reported on its own (issue 18's history target predates it).
+  { entity: 'keyTxns', prefixes: ['x:K:'] },
   // Used nonces: kept until their expiration height, then pruned (a window, not history).
   { entity: 'nonce', prefixes: ['v:n:', 'x:n-exp'] },
   { entity: 'blockWrites', prefixes: ['v:chain:blockwrites:'] },
@@ -78,7 +81,7 @@ export interface RedisBytes {
   /** Estimated bytes per entity (all its kinds). */
   entityBytes: Record<Entity, number>;
   /** entityBytes ÷ records. */
-  bytesPer: { profile: number; dm: number; order: number; txnHistory: number; balance: number; liveNonce: number };
+  bytesPer: { profile: number; dm: number; order: number; txnHistory: number; keyTxnsPerTxn: number; balance: number; liveNonce: number };
   expiringBytes: number;
   measureMs: number;
 }
@@ -148,7 +151,7 @@ export async function measureRedisBytes(url: string, prefix: string = REDIS_STOR
     const memory = await redis.info('memory');
     const keyspace = await redis.info('keyspace');
     const db = /keys=(\d+),expires=(\d+)/.exec(keyspace);
-    const entityBytes = { profile: 0, balance: 0, dm: 0, order: 0, daoCoin: 0, history: 0, nonce: 0, blockWrites: 0, other: 0 } satisfies Record<Entity, number>;
+    const entityBytes = { profile: 0, balance: 0, dm: 0, order: 0, daoCoin: 0, history: 0, keyTxns: 0, nonce: 0, blockWrites: 0, other: 0 } satisfies Record<Entity, number>;
     for (const f of figures) entityBytes[f.entity] += f.bytes;
     const count = (kind: string | undefined): number => figures.find((f) => f.kind === kind)?.keys ?? 0;
     const members = async (kind: string | undefined): Promise<number> => {
@@ -182,6 +185,7 @@ export async function measureRedisBytes(url: string, prefix: string = REDIS_STOR
         dm: entityBytes.dm / records.dm,
         order: entityBytes.order / records.order,
         txnHistory: entityBytes.history / records.history,
+        keyTxnsPerTxn: entityBytes.keyTxns / records.history,
         balance: entityBytes.balance / records.balance,
         liveNonce: entityBytes.nonce / records.nonce,
       },
