@@ -39,16 +39,16 @@
  * get-app-state and node-info do not depend on the data size: their growth is the noise floor
  * of the run (the machine's load changing between sizes), and says how far to trust the others.
  *
- * Last results, 2026-11-26, Node v20.20.2, 2 cores (AMD EPYC), load average 0.5 at start, 2.2 at
- * the end (this run's own processes), default sizes and knobs, 491 s in all: populate 242,000
- * transactions in 270 s (~925 tx/s); bytes per profile 607, per DM 728, per order 571, history
- * per transaction 493 (a DM-heavy mix: the signed transactions themselves are ~384 of it), per
- * live nonce 302; used_memory 414 MB at 100k; expiring 2.4 MB; restart 795 ms; growth 10k ->
- * 100k within 1.3 for all 9 routes (get-profiles UsernamePrefix 1.28x, get-dao-coin-limit-orders
- * 1.11x, the control routes 0.98x and 1.19x); writes 407 / 1,041 / 1,467 tx/s at 1 / 8 / 32 in
- * flight (bursts of 1,500; 1,918 at 32 at 10k), sustained 60 s at 32: 2,124 accepted and 2,113
- * mined a second, p50 11.4 ms, p99 74 ms; pool verify 18,981/s: writeVsVerify 0.077 (the
- * sustained rate would give 0.112).
+ * Last results, 2026-11-26 04:10, Node v20.20.2, 2 cores (AMD EPYC), load average 1.5 at start,
+ * 1.8 at the end, default sizes and knobs, 615 s in all: populate 242,000 transactions in 356 s
+ * (~700 tx/s); bytes per profile 607, per DM 724, per order 568, history per transaction 281
+ * (318 at 10k: blocks deflated, locations in 2^16 buckets), per live nonce 302; used_memory
+ * 377 MB at 100k; expiring 2.3 MB; restart 1,487 ms; growth 10k -> 100k within 1.3 for all 9
+ * routes (all at most 1.00x); writes 264 / 867 / 1,493 tx/s at 1 / 8 / 32 in flight (bursts of
+ * 1,500; 1,688 at 32 at 10k), sustained 60 s at 32: 1,537 accepted and 1,532 mined a second,
+ * p50 12.9 ms, p99 114 ms; pool verify 23,253/s: writeVsVerify 0.064. (The day before, quieter:
+ * sustained 2,124 at p99 74 ms, writeVsVerify 0.077; the two versions run back to back today
+ * sustain the same: README "Admission in batches".)
  * @module
  */
 import { randomBytes } from 'node:crypto';
