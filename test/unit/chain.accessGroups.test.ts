@@ -24,13 +24,12 @@ import { TxnDecodeError } from '../../server/chain/txn/errors.js';
 import {
   AccessGroupMemberOperation,
   AccessGroupOperation,
-  encodeMetadata,
   TxnType,
   type AccessGroupMember,
-  type TxnMetadata,
 } from '../../server/chain/txn/metadata.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
+import { txnOf } from '../helpers/envelopes.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
@@ -38,20 +37,6 @@ const key = (): Uint8Array => getPublicKey(new Uint8Array(randomBytes(32)), true
 /** 33 bytes that are not a compressed point (first byte 07). */
 const NOT_A_POINT = new Uint8Array(33).fill(7);
 const BASE = new Uint8Array(0);
-
-function txnOf(publicKey: Uint8Array, meta: TxnMetadata, extraData: Array<[Uint8Array, Uint8Array]> = []): TxnEnvelope {
-  return {
-    inputs: [],
-    outputs: [],
-    txnType: TxnType[meta.type],
-    metadata: encodeMetadata(meta),
-    publicKey,
-    extraData,
-    signature: new Uint8Array(0),
-    v1: { version: 1n, feeNanos: 0n, nonceExpirationBlockHeight: 100n, noncePartialId: 1n },
-    signatureField: { start: 0, end: 0 },
-  };
-}
 
 async function rejects(p: Promise<unknown>, code: string): Promise<void> {
   await assert.rejects(p, (e: unknown) => {

@@ -25,15 +25,13 @@ import { TxnDecodeError } from '../../server/chain/txn/errors.js';
 import {
   AccessGroupMemberOperation,
   AccessGroupOperation,
-  encodeMetadata,
   NewMessageOperation,
   NewMessageType,
-  TxnType,
   type NewMessageMetadata,
-  type TxnMetadata,
 } from '../../server/chain/txn/metadata.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
+import { txnOf } from '../helpers/envelopes.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array): string => Buffer.from(b).toString();
@@ -42,20 +40,6 @@ const key = (): Uint8Array => getPublicKey(new Uint8Array(randomBytes(32)), true
 const BASE = new Uint8Array(0);
 const { DM, GROUP_CHAT } = NewMessageType;
 const { CREATE, UPDATE } = NewMessageOperation;
-
-function txnOf(publicKey: Uint8Array, meta: TxnMetadata, extraData: Array<[Uint8Array, Uint8Array]> = []): TxnEnvelope {
-  return {
-    inputs: [],
-    outputs: [],
-    txnType: TxnType[meta.type],
-    metadata: encodeMetadata(meta),
-    publicKey,
-    extraData,
-    signature: new Uint8Array(0),
-    v1: { version: 1n, feeNanos: 0n, nonceExpirationBlockHeight: 100n, noncePartialId: 1n },
-    signatureField: { start: 0, end: 0 },
-  };
-}
 
 async function rejects(p: Promise<unknown>, code: string): Promise<void> {
   await assert.rejects(p, (e: unknown) => {

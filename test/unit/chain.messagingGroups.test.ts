@@ -13,30 +13,17 @@ import { getAccessGroup, groupId } from '../../server/chain/state/accessGroups.j
 import { getMessagingGroup, messagingGroupsWithMember, ownedMessagingGroups } from '../../server/chain/state/messagingGroups.js';
 import { StateView } from '../../server/chain/state/view.js';
 import type { TxnEnvelope } from '../../server/chain/txn/envelope.js';
-import { AccessGroupOperation, encodeMetadata, TxnType, type MessagingGroupMember, type TxnMetadata } from '../../server/chain/txn/metadata.js';
+import { AccessGroupOperation, TxnType, type MessagingGroupMember } from '../../server/chain/txn/metadata.js';
 import { MemoryStore } from '../../server/store/memory.js';
 import { sha256d } from '../../wasm/hash.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
+import { txnOf } from '../helpers/envelopes.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const key = (): Uint8Array => getPublicKey(new Uint8Array(randomBytes(32)), true);
 const NOT_A_POINT = new Uint8Array(33).fill(7);
 const SEALED = new Uint8Array(32).fill(9);
-
-function txnOf(publicKey: Uint8Array, meta: TxnMetadata, extraData: Array<[Uint8Array, Uint8Array]> = []): TxnEnvelope {
-  return {
-    inputs: [],
-    outputs: [],
-    txnType: TxnType[meta.type],
-    metadata: encodeMetadata(meta),
-    publicKey,
-    extraData,
-    signature: new Uint8Array(0),
-    v1: { version: 1n, feeNanos: 0n, nonceExpirationBlockHeight: 100n, noncePartialId: 1n },
-    signatureField: { start: 0, end: 0 },
-  };
-}
 
 const member = (pk: Uint8Array, keyName = '', encryptedKey = SEALED): MessagingGroupMember => ({ groupMemberPublicKey: pk, groupMemberKeyName: utf8(keyName), encryptedKey });
 
