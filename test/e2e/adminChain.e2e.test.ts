@@ -8,20 +8,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { getSignedJWT } from 'deso-protocol';
 import { constructTxn } from '../../server/chain/construct.js';
 import { encodeUvarint } from '../../server/chain/txn/varint.js';
 import { adminTable } from '../helpers/adminTable.js';
 import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 import { minedTxnLocation } from '../../server/chain/state/minedTxns.js';
+import { adminBody } from '../helpers/adminBody.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const NEW_PROFILE_FEE = 12_345_678;
-const jwt = (k: KeyPair): Promise<string> => getSignedJWT(k.seedHex, 'ES256', {});
-const as = async (k: KeyPair, body: J): Promise<J> => ({ AdminPublicKey: k.pk, JWT: await jwt(k), ...body });
 
 const superAdmin = keyPair();
 const admin = keyPair();
@@ -74,7 +72,7 @@ const globalParams = async (c: Ctx): Promise<J> => c.n.ok('get-global-params', {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 
-const table = adminTable<Ctx>({ superAdmin, admin, outsider, as: (_c, k, body) => as(k, body) });
+const table = adminTable<Ctx>({ superAdmin, admin, outsider, as: (_c, k, body) => adminBody(k, body) });
 
 function suite(store: 'memory' | 'redis'): void {
   describe(`admin chain routes (${store} store)`, () => {
@@ -95,7 +93,7 @@ function suite(store: 'memory' | 'redis'): void {
     table(ctx, 'admin/get-global-params', 'admin', [
       {
         name: 'an admin reads the params in force: the node\'s defaults before any update; the public route answers the same',
-        body: () => as(admin, {}),
+        body: () => adminBody(admin, {}),
         check: async (r, c) => {
           assert.deepEqual(Object.keys(r).sort(), GLOBAL_PARAMS_FIELDS);
           assert.equal(r['CreateProfileFeeNanos'], 0, '--create-profile-fee-nanos (default 0)');
@@ -109,7 +107,7 @@ function suite(store: 'memory' | 'redis'): void {
     table(ctx, 'admin/update-global-params', 'superAdmin', [
       {
         name: 'the super admin constructs an update only of the given fields; the param updater signs and submits it; the new values are in force',
-        body: () => as(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, CreateProfileFeeNanos: NEW_PROFILE_FEE, MaxCopiesPerNFT: 25 }),
+        body: () => adminBody(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, CreateProfileFeeNanos: NEW_PROFILE_FEE, MaxCopiesPerNFT: 25 }),
         check: async (r, c) => {
           assert.deepEqual(Object.keys(r).sort(), TXN_RESPONSE_FIELDS);
           assert.equal((r['Transaction'] as J)['TxnTypeJSON'], 13, 'UPDATE_GLOBAL_PARAMS');
@@ -125,7 +123,7 @@ function suite(store: 'memory' | 'redis'): void {
       },
       {
         name: '−1 and omitted fields stay unchanged, an unchanged value is not sent',
-        body: () => as(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, CreateProfileFeeNanos: NEW_PROFILE_FEE, MaxCopiesPerNFT: -1, USDCentsPerBitcoin: 2_500_000 }),
+        body: () => adminBody(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, CreateProfileFeeNanos: NEW_PROFILE_FEE, MaxCopiesPerNFT: -1, USDCentsPerBitcoin: 2_500_000 }),
         check: async (r, c) => {
           assert.deepEqual(extraDataKeys(r), ['USDCentsPerBitcoin']);
           await c.n.submit(r['TransactionHex'] as string, updater, 'sdk');
@@ -135,22 +133,22 @@ function suite(store: 'memory' | 'redis'): void {
       },
       {
         name: 'an updater that is not a param updater is refused at construction',
-        body: () => as(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: outsider.pk, CreateProfileFeeNanos: 1 }),
+        body: () => adminBody(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: outsider.pk, CreateProfileFeeNanos: 1 }),
         error: { re: /^UpdateGlobalParams: UpdaterPublicKeyBase58Check tBC\w+ is not a param updater of this node \(--param-updater-public-keys\)/ },
       },
       {
         name: 'a value out of core\'s bounds is refused with the chain\'s rule error',
-        body: () => as(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, MaxCopiesPerNFT: 0 }),
+        body: () => adminBody(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, MaxCopiesPerNFT: 0 }),
         error: { re: /^UpdateGlobalParams: Problem creating transaction: RuleErrorMaxCopiesPerNFTTooLow: / },
       },
       {
         name: 'a malformed updater key is refused',
-        body: () => as(superAdmin, { UpdaterPublicKeyBase58Check: 'tBCnope' }),
+        body: () => adminBody(superAdmin, { UpdaterPublicKeyBase58Check: 'tBCnope' }),
         error: { re: /^UpdateGlobalParams: Problem decoding updater base58 public key: / },
       },
       {
         name: 'a field that is not an integer is refused',
-        body: () => as(superAdmin, { UpdaterPublicKeyBase58Check: updater.pk, CreateProfileFeeNanos: 'lots' }),
+        body: () => adminBody(superAdmin, { UpdaterPublicKeyBase58Check: updater.pk, CreateProfileFeeNanos: 'lots' }),
         error: { re: /^CreateProfileFeeNanos: / },
       },
     ], () => ({ UpdaterPublicKeyBase58Check: updater.pk, CreateProfileFeeNanos: 1 }));
@@ -186,7 +184,7 @@ function suite(store: 'memory' | 'redis'): void {
     table(ctx, 'admin/swap-identity', 'superAdmin', [
       {
         name: 'alice\'s profile moves to bob (From by username, To by public key) once the param updater\'s transaction is mined',
-        body: (c) => as(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, FromUsernameOrPublicKeyBase58Check: c.aliceName, ToUsernameOrPublicKeyBase58Check: c.bob.pk }),
+        body: (c) => adminBody(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, FromUsernameOrPublicKeyBase58Check: c.aliceName, ToUsernameOrPublicKeyBase58Check: c.bob.pk }),
         check: async (r, c) => {
           assert.deepEqual(Object.keys(r).sort(), TXN_RESPONSE_FIELDS);
           assert.equal((r['Transaction'] as J)['TxnTypeJSON'], 12, 'SWAP_IDENTITY');
@@ -198,17 +196,17 @@ function suite(store: 'memory' | 'redis'): void {
       },
       {
         name: 'an unknown username is refused',
-        body: (c) => as(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, FromUsernameOrPublicKeyBase58Check: 'nosuchuser', ToUsernameOrPublicKeyBase58Check: c.bob.pk }),
+        body: (c) => adminBody(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, FromUsernameOrPublicKeyBase58Check: 'nosuchuser', ToUsernameOrPublicKeyBase58Check: c.bob.pk }),
         error: { re: /^getPublicKeyFromUsernameOrPublicKeyString: Profile with username nosuchuser does not exist$/ },
       },
       {
         name: 'a public key with a bad checksum is refused',
-        body: (c) => as(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, FromUsernameOrPublicKeyBase58Check: `${c.alice.pk.slice(0, -1)}${c.alice.pk.endsWith('a') ? 'b' : 'a'}`, ToUsernameOrPublicKeyBase58Check: c.bob.pk }),
+        body: (c) => adminBody(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: updater.pk, FromUsernameOrPublicKeyBase58Check: `${c.alice.pk.slice(0, -1)}${c.alice.pk.endsWith('a') ? 'b' : 'a'}`, ToUsernameOrPublicKeyBase58Check: c.bob.pk }),
         error: { re: /^getPublicKeyFromUsernameOrPublicKeyString: / },
       },
       {
         name: 'an updater that is not a param updater is refused',
-        body: (c) => as(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: outsider.pk, FromUsernameOrPublicKeyBase58Check: c.bob.pk, ToUsernameOrPublicKeyBase58Check: c.alice.pk }),
+        body: (c) => adminBody(superAdmin, { ...FEE, UpdaterPublicKeyBase58Check: outsider.pk, FromUsernameOrPublicKeyBase58Check: c.bob.pk, ToUsernameOrPublicKeyBase58Check: c.alice.pk }),
         error: { re: /^SwapIdentity: UpdaterPublicKeyBase58Check tBC\w+ is not a param updater of this node/ },
       },
     ], (c) => ({ UpdaterPublicKeyBase58Check: updater.pk, FromUsernameOrPublicKeyBase58Check: c.alice.pk, ToUsernameOrPublicKeyBase58Check: c.bob.pk }));
@@ -216,7 +214,7 @@ function suite(store: 'memory' | 'redis'): void {
     table(ctx, 'admin/get-mempool-stats', 'admin', [
       {
         name: 'an empty mempool: no types',
-        body: () => as(admin, {}),
+        body: () => adminBody(admin, {}),
         check: (r) => assert.deepEqual(r, { TransactionSummaryStats: {} }),
       },
       {
@@ -229,7 +227,7 @@ function suite(store: 'memory' | 'redis'): void {
             await c.n.ok('submit-transaction', { TransactionHex: signed });
             c.waiting.push(signed);
           }
-          return as(admin, {});
+          return adminBody(admin, {});
         },
         check: async (r, c) => {
           const bytes = c.waiting.reduce((sum, h) => sum + h.length / 2, 0);
@@ -243,7 +241,7 @@ function suite(store: 'memory' | 'redis'): void {
     table(ctx, 'admin/node-control', 'admin', [
       {
         name: 'get_info: the chain tip as header and block tip, no peers, the built-in miner\'s reward key',
-        body: () => as(admin, { OperationType: 'get_info' }),
+        body: () => adminBody(admin, { OperationType: 'get_info' }),
         check: async (r, c) => {
           const tip = await c.n.deps.chain.tip();
           const s = r['DeSoStatus'] as J;
@@ -259,10 +257,10 @@ function suite(store: 'memory' | 'redis'): void {
       },
       {
         name: 'update_miner with no keys stops the miner: transactions wait; with keys it mines again and pays them',
-        body: () => as(admin, { OperationType: 'update_miner', MinerPublicKeys: '' }),
+        body: () => adminBody(admin, { OperationType: 'update_miner', MinerPublicKeys: '' }),
         check: async (r, c) => {
           assert.equal(r, undefined, '200 with an empty body');
-          const info = await c.n.ok('admin/node-control', await as(admin, { OperationType: 'get_info' }));
+          const info = await c.n.ok('admin/node-control', await adminBody(admin, { OperationType: 'get_info' }));
           assert.deepEqual(info['MinerPublicKeys'], [], 'no miner keys while stopped');
           const t = await c.n.ok('send-deso', { ...FEE, SenderPublicKeyBase58Check: c.carol.pk, RecipientPublicKeyOrUsername: c.alice.pk, AmountNanos: 1000 });
           const sent = await c.n.ok('submit-transaction', { TransactionHex: await c.n.sign(t['TransactionHex'] as string, c.carol, 'sdk') });
@@ -270,33 +268,33 @@ function suite(store: 'memory' | 'redis'): void {
           await sleep(600); // several of the miner's 20 ms batching delays
           assert.equal(await minedTxnLocation(c.n.deps.store, hash), undefined, 'not mined while the miner is stopped');
           const [k1, k2] = [keyPair(), keyPair()];
-          await c.n.ok('admin/node-control', await as(admin, { OperationType: 'update_miner', MinerPublicKeys: `${k1.pk},${k2.pk}` }));
+          await c.n.ok('admin/node-control', await adminBody(admin, { OperationType: 'update_miner', MinerPublicKeys: `${k1.pk},${k2.pk}` }));
           await c.n.waitMined(hash);
-          const info2 = await c.n.ok('admin/node-control', await as(admin, { OperationType: 'get_info' }));
+          const info2 = await c.n.ok('admin/node-control', await adminBody(admin, { OperationType: 'get_info' }));
           assert.deepEqual(info2['MinerPublicKeys'], [k1.pk, k2.pk]);
           const rewards = (await c.n.deps.chain.balance(k1.pk33)) + (await c.n.deps.chain.balance(k2.pk33));
           assert.ok(rewards > 0n, 'the new keys received the block reward');
-          await c.n.ok('admin/node-control', await as(admin, { OperationType: 'update_miner', MinerPublicKeys: c.n.miner.pk }));
+          await c.n.ok('admin/node-control', await adminBody(admin, { OperationType: 'update_miner', MinerPublicKeys: c.n.miner.pk }));
         },
       },
       {
         name: 'connect_deso_node is refused: this node has no peer networking',
-        body: () => as(admin, { OperationType: 'connect_deso_node', Address: '127.0.0.1:17000' }),
+        body: () => adminBody(admin, { OperationType: 'connect_deso_node', Address: '127.0.0.1:17000' }),
         error: { re: /^NodeControlRequest: connect_deso_node is not available: this node runs its own chain and has no peer networking/ },
       },
       {
         name: 'disconnect_deso_node is refused as well',
-        body: () => as(admin, { OperationType: 'disconnect_deso_node', Address: '127.0.0.1:17000' }),
+        body: () => adminBody(admin, { OperationType: 'disconnect_deso_node', Address: '127.0.0.1:17000' }),
         error: { re: /^NodeControlRequest: disconnect_deso_node is not available/ },
       },
       {
         name: 'an unknown operation is refused with the reference\'s text',
-        body: () => as(admin, { OperationType: 'reboot' }),
+        body: () => adminBody(admin, { OperationType: 'reboot' }),
         error: { re: /^NodeControlRequest: OperationType reboot is not allowed\. Allowed types are: map\[connect_deso_node:true disconnect_deso_node:true get_info:true update_miner:true\]$/ },
       },
       {
         name: 'a malformed miner key is refused (the miner keeps running)',
-        body: () => as(admin, { OperationType: 'update_miner', MinerPublicKeys: 'tBCnope' }),
+        body: () => adminBody(admin, { OperationType: 'update_miner', MinerPublicKeys: 'tBCnope' }),
         error: { re: /^NodeControlRequest: Problem decoding miner public key: / },
       },
     ], () => ({ OperationType: 'get_info' }));

@@ -23,6 +23,7 @@ import { gif, jpeg, png, webp } from '../helpers/images.js';
 import { assertDocumented } from '../helpers/openApiCheck.js';
 import { routeTable } from '../helpers/routeTable.js';
 import { getImage } from '../../server/media/images.js';
+import { adminBody, sdkJwt as jwt } from '../helpers/adminBody.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
@@ -33,8 +34,6 @@ const outsider = keyPair();
 const user = keyPair();
 const other = keyPair();
 
-const jwt = (k: KeyPair): Promise<string> => getSignedJWT(k.seedHex, 'ES256', {});
-const as = async (k: KeyPair, body: J): Promise<J> => ({ AdminPublicKey: k.pk, JWT: await jwt(k), ...body });
 
 const WYRE = { accountId: 'AC_TEST', apiKey: 'AK-test', secretKey: 'SK-test', btc: 'tb1qnodeaddress' };
 const MAX_IMAGE = 4096;
@@ -466,41 +465,41 @@ table(wiredCtx, 'get-wyre-wallet-order-reservation', [
   { name: 'a ReferenceId that is not a public key', body: () => ({ ...reserveBody(), ReferenceId: 'someone' }), error: { re: /^GetWyreWalletOrderReservation: Problem decoding ReferenceId as a public key of this network$/ } },
 ]);
 
-const admins = adminTable<Ctx>({ superAdmin, admin, outsider, as: (_c, k, body) => as(k, body) });
+const admins = adminTable<Ctx>({ superAdmin, admin, outsider, as: (_c, k, body) => adminBody(k, body) });
 
 admins(wiredCtx, 'admin/get-wyre-wallet-order-quotation', 'admin', [
-  { name: 'an admin gets the quote at the SDK’s path', body: () => as(admin, quoteBody), check: (r) => assert.equal(r['destAmount'], 0.00042) },
-  { name: 'bad input as on the public path', body: () => as(admin, { ...quoteBody, SourceCurrency: 'DOLLARS' }), error: { re: /^SourceCurrency: / } },
+  { name: 'an admin gets the quote at the SDK’s path', body: () => adminBody(admin, quoteBody), check: (r) => assert.equal(r['destAmount'], 0.00042) },
+  { name: 'bad input as on the public path', body: () => adminBody(admin, { ...quoteBody, SourceCurrency: 'DOLLARS' }), error: { re: /^SourceCurrency: / } },
 ], () => quoteBody);
 
 admins(wiredCtx, 'admin/get-wyre-wallet-order-reservation', 'admin', [
-  { name: 'a super admin reserves at the SDK’s path', body: () => as(superAdmin, reserveBody()), check: (r) => assert.equal(r['reservation'], 'RES1') },
+  { name: 'a super admin reserves at the SDK’s path', body: () => adminBody(superAdmin, reserveBody()), check: (r) => assert.equal(r['reservation'], 'RES1') },
 ], reserveBody);
 
 admins(plainCtx, 'admin/get-wyre-wallet-order-quotation', 'admin', [
-  { name: 'unconfigured: 400 naming the options', body: () => as(admin, quoteBody), error: { re: NOT_CONFIGURED('GetWyreWalletOrderQuotation') } },
+  { name: 'unconfigured: 400 naming the options', body: () => adminBody(admin, quoteBody), error: { re: NOT_CONFIGURED('GetWyreWalletOrderQuotation') } },
 ], () => quoteBody);
 
 admins(plainCtx, 'admin/get-wyre-wallet-orders-for-public-key', 'admin', [
-  { name: 'by public key: none (this node takes no Wyre webhook)', body: () => as(admin, { PublicKeyBase58Check: user.pk }), check: (r) => assert.deepEqual(r, { WyreWalletOrderMetadataResponses: [] }) },
-  { name: 'a username without a profile (the reference’s message)', body: () => as(admin, { Username: 'nobody_here' }), error: { re: /^GetWyreWalletOrdersForPublicKey: error getting profile entry for username nobody_here$/ } },
-  { name: 'a malformed public key', body: () => as(admin, { PublicKeyBase58Check: 'tBCxyz' }), error: { re: /^GetWyreWalletOrdersForPublicKey: error decoding public key: / } },
-  { name: 'neither key nor username', body: () => as(admin, {}), error: { re: /^GetWyreWalletOrdersForPublicKey: must provide either a public key or username$/ } },
+  { name: 'by public key: none (this node takes no Wyre webhook)', body: () => adminBody(admin, { PublicKeyBase58Check: user.pk }), check: (r) => assert.deepEqual(r, { WyreWalletOrderMetadataResponses: [] }) },
+  { name: 'a username without a profile (the reference’s message)', body: () => adminBody(admin, { Username: 'nobody_here' }), error: { re: /^GetWyreWalletOrdersForPublicKey: error getting profile entry for username nobody_here$/ } },
+  { name: 'a malformed public key', body: () => adminBody(admin, { PublicKeyBase58Check: 'tBCxyz' }), error: { re: /^GetWyreWalletOrdersForPublicKey: error decoding public key: / } },
+  { name: 'neither key nor username', body: () => adminBody(admin, {}), error: { re: /^GetWyreWalletOrdersForPublicKey: must provide either a public key or username$/ } },
 ], () => ({ PublicKeyBase58Check: user.pk }));
 
 // --- reprocess-bitcoin-block ------------------------------------------------------------------
 
 const HASH = '00000000000000000007878ec04bb2b2e12317804810f4c26033585b3f81ffaa';
 admins(plainCtx, `admin/reprocess-bitcoin-block/${HASH}`, 'admin', [
-  { name: 'a block hash: nothing to reprocess on this chain', body: () => as(admin, {}), error: { re: /^ReprocessBitcoinBlock: this node has nothing to reprocess: its chain has no BitcoinExchange transactions/ } },
+  { name: 'a block hash: nothing to reprocess on this chain', body: () => adminBody(admin, {}), error: { re: /^ReprocessBitcoinBlock: this node has nothing to reprocess: its chain has no BitcoinExchange transactions/ } },
 ], () => ({}));
 
 admins(plainCtx, 'admin/reprocess-bitcoin-block/700000', 'admin', [
-  { name: 'a block height: the same answer', body: () => as(superAdmin, {}), error: { re: /nothing to reprocess/ } },
+  { name: 'a block height: the same answer', body: () => adminBody(superAdmin, {}), error: { re: /nothing to reprocess/ } },
 ], () => ({}));
 
 admins(plainCtx, 'admin/reprocess-bitcoin-block/xyz', 'admin', [
-  { name: 'neither a hash nor a height', body: () => as(admin, {}), error: { re: /^ReprocessBitcoinBlock: the parameter after the slash must be a Bitcoin block hash \(64 hex characters\) or a block height$/ } },
+  { name: 'neither a hash nor a height', body: () => adminBody(admin, {}), error: { re: /^ReprocessBitcoinBlock: the parameter after the slash must be a Bitcoin block hash \(64 hex characters\) or a block height$/ } },
 ], () => ({}));
 
 // --- the image store on the durable stores ----------------------------------------------------

@@ -11,10 +11,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { getSignedJWT } from 'deso-protocol';
 import { adminTable } from '../helpers/adminTable.js';
 import { keyPair, profileBody, startChainNode, TEST_STORES, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 import { routeTable } from '../helpers/routeTable.js';
+import { adminBody, sdkJwt as jwt } from '../helpers/adminBody.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
@@ -22,8 +22,6 @@ import { routeTable } from '../helpers/routeTable.js';
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const COIN = 1e9;
 const NOT_A_KEY = 'tBCnotAPublicKeyButMaybeASecret0000000000000000000000';
-const jwt = (k: KeyPair): Promise<string> => getSignedJWT(k.seedHex, 'ES256', {});
-const as = async (k: KeyPair, body: J): Promise<J> => ({ AdminPublicKey: k.pk, JWT: await jwt(k), ...body });
 
 const superAdmin = keyPair();
 const admin = keyPair();
@@ -69,7 +67,7 @@ async function setup(n: ChainNode): Promise<Ctx> {
   p.comment = await submitPost(n, dave, 'nice', { ParentStakeID: p.alice });
   p.repost = await submitPost(n, carol, '', { RepostedPostHashHex: p.alice });
   for (const [k, post] of [[carol, p.alice], [dave, p.alice], [carol, p.troll], [dave, p.bob]] as const) await like(n, k, post);
-  await n.ok('admin/update-user-global-metadata', await as(admin, { UserPublicKeyBase58Check: troll.pk, IsBlacklistUpdate: true, RemoveFromLeaderboard: true }));
+  await n.ok('admin/update-user-global-metadata', await adminBody(admin, { UserPublicKeyBase58Check: troll.pk, IsBlacklistUpdate: true, RemoveFromLeaderboard: true }));
   await n.deps.hotFeed!.refresh();
   return { n, alice, bob, erin, troll, carol, dave, aliceName, p };
 }
@@ -77,13 +75,13 @@ async function setup(n: ChainNode): Promise<Ctx> {
 const hashes = (r: J): string[] => (r['HotFeedPage'] as J[]).map((e) => e['PostHashHex'] as string);
 const scores = (r: J): number[] => (r['HotFeedPage'] as J[]).map((e) => e['HotnessScore'] as number);
 const feed = (c: Ctx, body: J = {}): Promise<J> => c.n.ok('get-hot-feed', body);
-const unfiltered = async (c: Ctx, body: J = {}): Promise<J> => c.n.ok('admin/get-unfiltered-hot-feed', await as(admin, body));
+const unfiltered = async (c: Ctx, body: J = {}): Promise<J> => c.n.ok('admin/get-unfiltered-hot-feed', await adminBody(admin, body));
 const refresh = (c: Ctx): Promise<number> => c.n.deps.hotFeed!.refresh();
 /** Ranked order of the public feed, as the cast is built. */
 const ranked = (c: Ctx): string[] => [c.p.alice, c.p.bob, c.p.erin];
 
 const table = routeTable<Ctx>((message) => assert.ok(!message.includes(NOT_A_KEY), 'the error does not echo what was sent as a key'));
-const admins = adminTable<Ctx>({ superAdmin, admin, outsider, as: (_c, k, body) => as(k, body) });
+const admins = adminTable<Ctx>({ superAdmin, admin, outsider, as: (_c, k, body) => adminBody(k, body) });
 
 function suite(store: 'memory' | 'redis'): void {
   describe(`hot feed (${store} store)`, () => {
@@ -161,7 +159,7 @@ function suite(store: 'memory' | 'redis'): void {
       {
         name: 'a pinned post comes first without SeenPosts (score 0), and is not repeated below',
         body: async (c) => {
-          await c.n.ok('admin/pin-post', await as(admin, { PostHashHex: c.p.bob }));
+          await c.n.ok('admin/pin-post', await adminBody(admin, { PostHashHex: c.p.bob }));
           return {};
         },
         check: async (r, c) => {
@@ -169,7 +167,7 @@ function suite(store: 'memory' | 'redis'): void {
           assert.deepEqual((r['HotFeedPage'] as J[]).map((e) => e['IsPinned']), [true, false, false]);
           assert.equal(scores(r)[0], 0);
           assert.deepEqual(hashes(await feed(c, { SeenPosts: [c.p.erin] })), [c.p.alice], 'with SeenPosts: no pinned post on top');
-          await c.n.ok('admin/pin-post', await as(admin, { PostHashHex: c.p.bob, UnpinPost: true }));
+          await c.n.ok('admin/pin-post', await adminBody(admin, { PostHashHex: c.p.bob, UnpinPost: true }));
         },
       },
       { name: 'a bad reader key is refused', body: () => ({ ReaderPublicKeyBase58Check: NOT_A_KEY }), error: { re: /^HandleHotFeedPageRequest: Problem decoding reader public key/ } },
@@ -185,13 +183,13 @@ function suite(store: 'memory' | 'redis'): void {
       [
         {
           name: 'the whole ranking, the graylisted author included, each post with its multiplier',
-          body: () => as(admin, {}),
+          body: () => adminBody(admin, {}),
           check: (r, c) => {
             assert.deepEqual(hashes(r), [c.p.alice, c.p.troll, c.p.bob, c.p.erin]);
             assert.deepEqual((r['HotFeedPage'] as J[]).map((e) => e['PostMultiplier']), [1, 1, 1, 1]);
           },
         },
-        { name: 'a bad reader key is refused', body: () => as(admin, { ReaderPublicKeyBase58Check: NOT_A_KEY }), error: { re: /Problem decoding reader public key/ } },
+        { name: 'a bad reader key is refused', body: () => adminBody(admin, { ReaderPublicKeyBase58Check: NOT_A_KEY }), error: { re: /Problem decoding reader public key/ } },
       ],
       () => ({}),
     );
@@ -203,7 +201,7 @@ function suite(store: 'memory' | 'redis'): void {
       [
         {
           name: 'the defaults until set (the reference’s constants)',
-          body: () => as(superAdmin, {}),
+          body: () => adminBody(superAdmin, {}),
           check: (r) => assert.deepEqual(r, { InteractionCap: 4e12, InteractionCapTag: 4e12, TimeDecayBlocks: 43_200, TimeDecayBlocksTag: 43_200, TxnTypeMultiplierMap: {} }),
         },
       ],
@@ -217,10 +215,10 @@ function suite(store: 'memory' | 'redis'): void {
       [
         {
           name: 'TimeDecayBlocks 1: two blocks later every score is a quarter; 0 leaves a value; the get reads it back',
-          body: () => as(superAdmin, { TimeDecayBlocks: 1, TxnTypeMultiplierMap: { '10': 20_000 } }),
+          body: () => adminBody(superAdmin, { TimeDecayBlocks: 1, TxnTypeMultiplierMap: { '10': 20_000 } }),
           check: async (r, c) => {
             assert.deepEqual(r, { InteractionCap: 4e12, InteractionCapTag: 4e12, TimeDecayBlocks: 1, TimeDecayBlocksTag: 43_200, TxnTypeMultiplierMap: { '10': 20_000 } });
-            assert.deepEqual(await c.n.ok('admin/get-hot-feed-algorithm', await as(superAdmin, {})), r);
+            assert.deepEqual(await c.n.ok('admin/get-hot-feed-algorithm', await adminBody(superAdmin, {})), r);
             await refresh(c);
             const before = scores(await feed(c));
             await c.n.mineBlock();
@@ -228,13 +226,13 @@ function suite(store: 'memory' | 'redis'): void {
             await refresh(c);
             const later = scores(await feed(c));
             before.forEach((s, i) => assert.ok(Math.abs(later[i]! - s / 4) <= 4, `${later[i]} is a quarter of ${s}`));
-            await c.n.ok('admin/update-hot-feed-algorithm', await as(superAdmin, { TimeDecayBlocks: 43_200, TxnTypeMultiplierMap: { '10': 10_000 } }));
+            await c.n.ok('admin/update-hot-feed-algorithm', await adminBody(superAdmin, { TimeDecayBlocks: 43_200, TxnTypeMultiplierMap: { '10': 10_000 } }));
             await refresh(c);
           },
         },
         {
           name: 'likes weighed 3×: a post’s likes count three times',
-          body: () => as(superAdmin, { TxnTypeMultiplierMap: { '10': 30_000 } }),
+          body: () => adminBody(superAdmin, { TxnTypeMultiplierMap: { '10': 30_000 } }),
           check: async (r, c) => {
             const erinBefore = scores(await feed(c, { SeenPosts: [c.p.alice, c.p.bob] }))[0]!;
             const bobBefore = scores(await feed(c, { SeenPosts: [c.p.alice] }))[0]!;
@@ -244,13 +242,13 @@ function suite(store: 'memory' | 'redis'): void {
             // 0.02 coin after the same fees) plus dave's like (0.5 coin), which now counts 3×.
             const like = bobBefore - erinBefore;
             assert.ok(like > 0.49 * COIN && Math.abs(bobAfter - bobBefore - 2 * like) < 1e-4 * like, `bob's like counts 3×: ${bobBefore} → ${bobAfter}`);
-            await c.n.ok('admin/update-hot-feed-algorithm', await as(superAdmin, { TxnTypeMultiplierMap: { '10': 10_000 } }));
+            await c.n.ok('admin/update-hot-feed-algorithm', await adminBody(superAdmin, { TxnTypeMultiplierMap: { '10': 10_000 } }));
             await refresh(c);
           },
         },
-        { name: 'a negative value is refused', body: () => as(superAdmin, { InteractionCap: -1 }), error: { re: /^InteractionCap: expected an integer from 0/ } },
-        { name: 'a map key that is no transaction type is refused', body: () => as(superAdmin, { TxnTypeMultiplierMap: { '99': 1 } }), error: { re: /TxnTypeMultiplierMap: "99" is not a transaction type number/ } },
-        { name: 'a weight above 1000× is refused', body: () => as(superAdmin, { TxnTypeMultiplierMap: { '10': 10_000_001 } }), error: { re: /TxnTypeMultiplierMap\.10: expected an integer from 0 to 10000000/ } },
+        { name: 'a negative value is refused', body: () => adminBody(superAdmin, { InteractionCap: -1 }), error: { re: /^InteractionCap: expected an integer from 0/ } },
+        { name: 'a map key that is no transaction type is refused', body: () => adminBody(superAdmin, { TxnTypeMultiplierMap: { '99': 1 } }), error: { re: /TxnTypeMultiplierMap: "99" is not a transaction type number/ } },
+        { name: 'a weight above 1000× is refused', body: () => adminBody(superAdmin, { TxnTypeMultiplierMap: { '10': 10_000_001 } }), error: { re: /TxnTypeMultiplierMap\.10: expected an integer from 0 to 10000000/ } },
       ],
       () => ({ TimeDecayBlocks: 43_200 }),
     );
@@ -262,24 +260,24 @@ function suite(store: 'memory' | 'redis'): void {
       [
         {
           name: 'a multiplier of 20 weighs the post’s likes 20×: bob’s post goes to the top; the unfiltered page shows it',
-          body: (c) => as(superAdmin, { PostHashHex: c.p.bob, Multiplier: 20 }),
+          body: (c) => adminBody(superAdmin, { PostHashHex: c.p.bob, Multiplier: 20 }),
           check: async (r, c) => {
             assert.deepEqual(r, {});
             await refresh(c);
             assert.deepEqual(hashes(await feed(c)), [c.p.bob, c.p.alice, c.p.erin]);
             const u = await unfiltered(c);
             assert.equal((u['HotFeedPage'] as J[]).find((e) => e['PostHashHex'] === c.p.bob)!['PostMultiplier'], 20);
-            await c.n.ok('admin/update-hot-feed-post-multiplier', await as(superAdmin, { PostHashHex: c.p.bob, Multiplier: 1 }));
+            await c.n.ok('admin/update-hot-feed-post-multiplier', await adminBody(superAdmin, { PostHashHex: c.p.bob, Multiplier: 1 }));
             await refresh(c);
             assert.deepEqual(hashes(await feed(c)), ranked(c));
           },
         },
-        { name: 'a negative multiplier is refused', body: (c) => as(superAdmin, { PostHashHex: c.p.bob, Multiplier: -1 }), error: { re: /^Multiplier: expected a number from 0 to 1000/ } },
-        { name: 'a multiplier above 1000 is refused', body: (c) => as(superAdmin, { PostHashHex: c.p.bob, Multiplier: 1001 }), error: { re: /^Multiplier: expected a number from 0 to 1000/ } },
-        { name: 'a multiplier must be given', body: (c) => as(superAdmin, { PostHashHex: c.p.bob }), error: { re: /^Multiplier: is required/ } },
-        { name: 'a post hash must be given', body: () => as(superAdmin, { Multiplier: 2 }), error: { re: /Request missing PostHashHex/ } },
-        { name: 'a post hash is 64 hex characters', body: () => as(superAdmin, { PostHashHex: 'xyz', Multiplier: 2 }), error: { re: /PostHashHex must be 64 hex characters/ } },
-        { name: 'an unknown post is 404', body: () => as(superAdmin, { PostHashHex: 'ab'.repeat(32), Multiplier: 2 }), error: { status: 404, re: /no post with this PostHashHex/ } },
+        { name: 'a negative multiplier is refused', body: (c) => adminBody(superAdmin, { PostHashHex: c.p.bob, Multiplier: -1 }), error: { re: /^Multiplier: expected a number from 0 to 1000/ } },
+        { name: 'a multiplier above 1000 is refused', body: (c) => adminBody(superAdmin, { PostHashHex: c.p.bob, Multiplier: 1001 }), error: { re: /^Multiplier: expected a number from 0 to 1000/ } },
+        { name: 'a multiplier must be given', body: (c) => adminBody(superAdmin, { PostHashHex: c.p.bob }), error: { re: /^Multiplier: is required/ } },
+        { name: 'a post hash must be given', body: () => adminBody(superAdmin, { Multiplier: 2 }), error: { re: /Request missing PostHashHex/ } },
+        { name: 'a post hash is 64 hex characters', body: () => adminBody(superAdmin, { PostHashHex: 'xyz', Multiplier: 2 }), error: { re: /PostHashHex must be 64 hex characters/ } },
+        { name: 'an unknown post is 404', body: () => adminBody(superAdmin, { PostHashHex: 'ab'.repeat(32), Multiplier: 2 }), error: { status: 404, re: /no post with this PostHashHex/ } },
       ],
       (c) => ({ PostHashHex: c.p.bob, Multiplier: 1 }),
     );
@@ -289,11 +287,11 @@ function suite(store: 'memory' | 'redis'): void {
       'admin/get-hot-feed-user-multiplier',
       'superAdmin',
       [
-        { name: '1 and 1 until set', body: (c) => as(superAdmin, { Username: c.aliceName }), check: (r) => assert.deepEqual(r, { InteractionMultiplier: 1, PostsMultiplier: 1 }) },
-        { name: 'a public key names the user too', body: (c) => as(superAdmin, { Username: c.bob.pk }), check: (r) => assert.deepEqual(r, { InteractionMultiplier: 1, PostsMultiplier: 1 }) },
-        { name: 'a username must be given', body: () => as(superAdmin, {}), error: { re: /^AdminGetHotFeedUserMultiplier: Must provide a valid username/ } },
-        { name: 'an unknown username is refused', body: () => as(superAdmin, { Username: 'nobody_here_x' }), error: { re: /Profile with username nobody_here_x does not exist/ } },
-        { name: 'a bad public key is refused without echoing it', body: () => as(superAdmin, { Username: NOT_A_KEY }), error: { re: /Problem decoding public key Username/ } },
+        { name: '1 and 1 until set', body: (c) => adminBody(superAdmin, { Username: c.aliceName }), check: (r) => assert.deepEqual(r, { InteractionMultiplier: 1, PostsMultiplier: 1 }) },
+        { name: 'a public key names the user too', body: (c) => adminBody(superAdmin, { Username: c.bob.pk }), check: (r) => assert.deepEqual(r, { InteractionMultiplier: 1, PostsMultiplier: 1 }) },
+        { name: 'a username must be given', body: () => adminBody(superAdmin, {}), error: { re: /^AdminGetHotFeedUserMultiplier: Must provide a valid username/ } },
+        { name: 'an unknown username is refused', body: () => adminBody(superAdmin, { Username: 'nobody_here_x' }), error: { re: /Profile with username nobody_here_x does not exist/ } },
+        { name: 'a bad public key is refused without echoing it', body: () => adminBody(superAdmin, { Username: NOT_A_KEY }), error: { re: /Problem decoding public key Username/ } },
       ],
       (c) => ({ Username: c.aliceName }),
     );
@@ -305,32 +303,32 @@ function suite(store: 'memory' | 'redis'): void {
       [
         {
           name: 'PostsMultiplier 0 sinks the user’s posts; a negative InteractionMultiplier stays as it is; the get reads both',
-          body: (c) => as(superAdmin, { Username: c.aliceName, InteractionMultiplier: -1, PostsMultiplier: 0 }),
+          body: (c) => adminBody(superAdmin, { Username: c.aliceName, InteractionMultiplier: -1, PostsMultiplier: 0 }),
           check: async (r, c) => {
             assert.deepEqual(r, { InteractionMultiplier: 1, PostsMultiplier: 0 });
-            assert.deepEqual(await c.n.ok('admin/get-hot-feed-user-multiplier', await as(superAdmin, { Username: c.aliceName })), r);
+            assert.deepEqual(await c.n.ok('admin/get-hot-feed-user-multiplier', await adminBody(superAdmin, { Username: c.aliceName })), r);
             await refresh(c);
             const page = await feed(c);
             assert.deepEqual(hashes(page), [c.p.bob, c.p.erin, c.p.alice]);
             assert.equal(scores(page)[2], 0);
-            await c.n.ok('admin/update-hot-feed-user-multiplier', await as(superAdmin, { Username: c.aliceName, PostsMultiplier: 1 }));
+            await c.n.ok('admin/update-hot-feed-user-multiplier', await adminBody(superAdmin, { Username: c.aliceName, PostsMultiplier: 1 }));
             await refresh(c);
           },
         },
         {
           name: 'InteractionMultiplier 10 weighs the user’s likes 10×: dave’s like lifts bob’s post over the troll’s in the unfiltered page',
-          body: (c) => as(superAdmin, { Username: c.dave.pk, InteractionMultiplier: 10 }),
+          body: (c) => adminBody(superAdmin, { Username: c.dave.pk, InteractionMultiplier: 10 }),
           check: async (r, c) => {
             assert.deepEqual(r, { InteractionMultiplier: 10, PostsMultiplier: 1 });
             await refresh(c);
             assert.deepEqual(hashes(await unfiltered(c)), [c.p.alice, c.p.bob, c.p.troll, c.p.erin]);
-            await c.n.ok('admin/update-hot-feed-user-multiplier', await as(superAdmin, { Username: c.dave.pk, InteractionMultiplier: 1 }));
+            await c.n.ok('admin/update-hot-feed-user-multiplier', await adminBody(superAdmin, { Username: c.dave.pk, InteractionMultiplier: 1 }));
             await refresh(c);
           },
         },
-        { name: 'a multiplier above 1000 is refused', body: (c) => as(superAdmin, { Username: c.aliceName, PostsMultiplier: 1001 }), error: { re: /^PostsMultiplier: expected a number from -1 to 1000/ } },
-        { name: 'a multiplier must be a number', body: (c) => as(superAdmin, { Username: c.aliceName, InteractionMultiplier: '2' }), error: { re: /^InteractionMultiplier: expected a number/ } },
-        { name: 'an unknown username is refused', body: () => as(superAdmin, { Username: 'nobody_here_x', PostsMultiplier: 2 }), error: { re: /Profile with username nobody_here_x does not exist/ } },
+        { name: 'a multiplier above 1000 is refused', body: (c) => adminBody(superAdmin, { Username: c.aliceName, PostsMultiplier: 1001 }), error: { re: /^PostsMultiplier: expected a number from -1 to 1000/ } },
+        { name: 'a multiplier must be a number', body: (c) => adminBody(superAdmin, { Username: c.aliceName, InteractionMultiplier: '2' }), error: { re: /^InteractionMultiplier: expected a number/ } },
+        { name: 'an unknown username is refused', body: () => adminBody(superAdmin, { Username: 'nobody_here_x', PostsMultiplier: 2 }), error: { re: /Profile with username nobody_here_x does not exist/ } },
       ],
       (c) => ({ Username: c.aliceName, PostsMultiplier: 1 }),
     );

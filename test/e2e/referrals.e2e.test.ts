@@ -7,16 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { getSignedJWT } from 'deso-protocol';
 import { recordReferralSignup } from '../../server/social/referrals.js';
 import { keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 import { routeTable, type RouteCase } from '../helpers/routeTable.js';
+import { sdkJwt as jwt } from '../helpers/adminBody.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
-const jwt = (k: KeyPair): Promise<string> => getSignedJWT(k.seedHex, 'ES256', {});
 
 /** Spec §2.8 Info fields. */
 const INFO_FIELDS = [

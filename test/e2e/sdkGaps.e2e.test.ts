@@ -7,16 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { getSignedJWT } from 'deso-protocol';
 import { adminTable } from '../helpers/adminTable.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 import { request } from '../helpers/http.js';
+import { adminBody } from '../helpers/adminBody.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
 
-const jwt = (k: KeyPair): Promise<string> => getSignedJWT(k.seedHex, 'ES256', {});
-const as = async (k: KeyPair, body: J): Promise<J> => ({ AdminPublicKey: k.pk, JWT: await jwt(k), ...body });
 
 const superAdmin = keyPair();
 const admin = keyPair();
@@ -26,7 +24,7 @@ interface Ctx {
   n: ChainNode;
 }
 
-const table = adminTable<Ctx>({ superAdmin, admin, outsider, as: (_c, k, body) => as(k, body) });
+const table = adminTable<Ctx>({ superAdmin, admin, outsider, as: (_c, k, body) => adminBody(k, body) });
 
 const getJson = async (c: Ctx, path: string): Promise<J> => {
   const r = await request(c.n.url, `/api/v0/${path}`);
@@ -62,7 +60,7 @@ describe('SDK gap routes (memory store)', () => {
   table(ctx, 'admin/set-buy-deso-fee-basis-points', 'superAdmin', [
     {
       name: 'the super admin sets 250 basis points: the answer, the public read and get-exchange-rate show it',
-      body: () => as(superAdmin, { BuyDeSoFeeBasisPoints: 250 }),
+      body: () => adminBody(superAdmin, { BuyDeSoFeeBasisPoints: 250 }),
       check: async (r, c) => {
         assert.deepEqual(r, { BuyDeSoFeeBasisPoints: 250 });
         assert.deepEqual(await getJson(c, 'admin/get-buy-deso-fee-basis-points'), { BuyDeSoFeeBasisPoints: 250 });
@@ -71,17 +69,17 @@ describe('SDK gap routes (memory store)', () => {
     },
     {
       name: '10000 (100%) is the most',
-      body: () => as(superAdmin, { BuyDeSoFeeBasisPoints: 10_001 }),
+      body: () => adminBody(superAdmin, { BuyDeSoFeeBasisPoints: 10_001 }),
       error: { re: /^BuyDeSoFeeBasisPoints: .*0 to 10000/ },
     },
     {
       name: 'an omitted value is refused (it would reset the fee)',
-      body: () => as(superAdmin, {}),
+      body: () => adminBody(superAdmin, {}),
       error: { re: /BuyDeSoFeeBasisPoints/ },
     },
     {
       name: 'a negative or fractional value is refused',
-      body: () => as(superAdmin, { BuyDeSoFeeBasisPoints: 1.5 }),
+      body: () => adminBody(superAdmin, { BuyDeSoFeeBasisPoints: 1.5 }),
       error: { re: /^BuyDeSoFeeBasisPoints: / },
     },
   ], () => ({ BuyDeSoFeeBasisPoints: 1 }));
@@ -99,7 +97,7 @@ describe('SDK gap routes (memory store)', () => {
   table(ctx, 'admin/set-usd-cents-to-deso-reserve-exchange-rate', 'superAdmin', [
     {
       name: 'a reserve rate below the market price is shown but does not change the price',
-      body: () => as(superAdmin, { USDCentsPerDeSo: 500 }),
+      body: () => adminBody(superAdmin, { USDCentsPerDeSo: 500 }),
       check: async (r, c) => {
         assert.deepEqual(r, { USDCentsPerDeSo: 500 });
         assert.deepEqual(await getJson(c, 'admin/get-usd-cents-to-deso-reserve-exchange-rate'), { USDCentsPerDeSo: 500 });
@@ -109,7 +107,7 @@ describe('SDK gap routes (memory store)', () => {
     },
     {
       name: 'a reserve rate above the market price floors the USD price of get-exchange-rate',
-      body: () => as(superAdmin, { USDCentsPerDeSo: 1234 }),
+      body: () => adminBody(superAdmin, { USDCentsPerDeSo: 1234 }),
       check: async (_r, c) => {
         const rate = await getJson(c, 'get-exchange-rate');
         assert.deepEqual([rate['USDCentsPerNativeExchangeRate'], rate['USDCentsPerLegacyExchangeRate'], rate['USDCentsPerNativeReserveExchangeRate']], [1234, 1234, 1234]);
@@ -118,12 +116,12 @@ describe('SDK gap routes (memory store)', () => {
     },
     {
       name: 'a value that is not a non-negative integer is refused',
-      body: () => as(superAdmin, { USDCentsPerDeSo: -1 }),
+      body: () => adminBody(superAdmin, { USDCentsPerDeSo: -1 }),
       error: { re: /^USDCentsPerDeSo: / },
     },
     {
       name: 'a value beyond 2^53 is refused (clients could not read it back)',
-      body: () => as(superAdmin, { USDCentsPerDeSo: 2 ** 60 }),
+      body: () => adminBody(superAdmin, { USDCentsPerDeSo: 2 ** 60 }),
       error: { re: /^USDCentsPerDeSo: / },
     },
   ], () => ({ USDCentsPerDeSo: 1 }));

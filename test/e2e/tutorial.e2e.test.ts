@@ -12,12 +12,12 @@ import { issueJwt } from '../../server/identity/jwt.js';
 import { getTutorialState } from '../../server/social/tutorial.js';
 import { keyPair, startChainNode, type ChainNode, type J, type KeyPair, TEST_STORES } from '../helpers/chainNode.js';
 import { routeTable, type RouteCase } from '../helpers/routeTable.js';
+import { sdkJwt as jwt } from '../helpers/adminBody.js';
 
 // The SDK signs with the browser's window.crypto / btoa; Node has both on globalThis.
 (globalThis as { window?: unknown }).window ??= globalThis;
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
-const jwt = (k: KeyPair): Promise<string> => getSignedJWT(k.seedHex, 'ES256', {});
 
 interface Ctx {
   n: ChainNode;
