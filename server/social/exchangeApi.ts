@@ -26,7 +26,7 @@
  */
 import { affectedPublicKeys, diamondOf } from '../chain/rules/notifications.js';
 import { decodeHeader } from '../chain/block/header.js';
-import { unpackBlockBody } from '../chain/block/body.js';
+import { txnsOfBlock } from '../chain/state/blockTxns.js';
 import { chainKeys, type BlockRecord, type TipRecord } from '../chain/state/keys.js';
 import { keyTxnMembers } from '../chain/state/keyTxns.js';
 import { getBalance } from '../chain/state/balances.js';
@@ -192,7 +192,7 @@ export async function apiBlock(deps: ExchangeDeps, req: BlockRequest): Promise<{
   const header = headerResponse(hashHex, block.header);
   if (!req.fullBlock) return { Header: header, Transactions: null };
   const transactions = await Promise.all(
-    (await unpackBlockBody(block.body)).map((bytes, index) => transactionResponse(deps.store, bytes, { block: { hashHex, height: block.height, tstampSecs: header.TstampSecs, index } }, deps.network)),
+    (await txnsOfBlock(hashHex, block)).map((bytes, index) => transactionResponse(deps.store, bytes, { block: { hashHex, height: block.height, tstampSecs: header.TstampSecs, index } }, deps.network)),
   );
   return { Header: header, Transactions: transactions };
 }
@@ -231,15 +231,15 @@ function parseTxnId(s: string, what: string): Uint8Array {
 
 /** A block read once per request, whatever the number of its transactions asked for. */
 class BlockReads {
-  private readonly byHeight = new Map<number, Promise<{ hashHex: string; block: BlockRecord; txns: Uint8Array[] } | undefined>>();
+  private readonly byHeight = new Map<number, Promise<{ hashHex: string; block: BlockRecord; txns: readonly Uint8Array[] } | undefined>>();
   constructor(private readonly store: StateReader) {}
-  at(height: number): Promise<{ hashHex: string; block: BlockRecord; txns: Uint8Array[] } | undefined> {
+  at(height: number): Promise<{ hashHex: string; block: BlockRecord; txns: readonly Uint8Array[] } | undefined> {
     let b = this.byHeight.get(height);
     if (b === undefined) {
       b = (async () => {
         const hashHex = await this.store.get<string>(chainKeys.hashAtHeight(BigInt(height)));
         const block = hashHex === undefined ? undefined : await this.store.get<BlockRecord>(chainKeys.block(hashHex));
-        return hashHex === undefined || block === undefined ? undefined : { hashHex, block, txns: await unpackBlockBody(block.body) };
+        return hashHex === undefined || block === undefined ? undefined : { hashHex, block, txns: await txnsOfBlock(hashHex, block) };
       })();
       this.byHeight.set(height, b);
     }

@@ -31,8 +31,8 @@ import type { PendingPlaces } from '../chain/chain.js';
 import { CREATOR_COIN_PARAMS } from '../chain/rules/creatorCoins.js';
 import { affectedPublicKeys, diamondOf, notifiedKeys, type AffectedKey } from '../chain/rules/notifications.js';
 import { transferRestrictionStatusName } from '../chain/state/daoCoins.js';
-import { unpackBlockBody } from '../chain/block/body.js';
-import { chainKeys, type BlockRecord, type TxnLocation } from '../chain/state/keys.js';
+import { blockTxns } from '../chain/state/blockTxns.js';
+import { chainKeys, type TxnLocation } from '../chain/state/keys.js';
 import { memberPosition, NOTIFICATION_CATEGORIES, notificationIndex, notificationMembers, type NotificationCategory } from '../chain/state/notifications.js';
 import { getPost } from '../chain/state/posts.js';
 import { getProfile } from '../chain/state/profiles.js';
@@ -86,7 +86,7 @@ interface Resolved {
 
 /** What one request reads once, whatever the number of notifications naming it. */
 class NotificationReads {
-  private readonly blocks = new Map<number, Promise<{ hashHex: string; txns: Uint8Array[] } | undefined>>();
+  private readonly blocks = new Map<number, Promise<{ hashHex: string; txns: readonly Uint8Array[] } | undefined>>();
   private readonly hidden = new Map<string, Promise<boolean>>();
   private tipRead: Promise<unknown> | undefined;
   readonly state: StateIndexReader;
@@ -113,13 +113,13 @@ class NotificationReads {
    * view's read cache (kept until the next block, bounded by entries, not bytes) is no place for
    * whole blocks.
    */
-  private block(height: number): Promise<{ hashHex: string; txns: Uint8Array[] } | undefined> {
+  private block(height: number): Promise<{ hashHex: string; txns: readonly Uint8Array[] } | undefined> {
     let b = this.blocks.get(height);
     if (b === undefined) {
       b = (async () => {
         const hashHex = await this.mined.get<string>(chainKeys.hashAtHeight(BigInt(height)));
-        const block = hashHex === undefined ? undefined : await this.mined.get<BlockRecord>(chainKeys.block(hashHex));
-        return hashHex === undefined || block === undefined ? undefined : { hashHex, txns: await unpackBlockBody(block.body) };
+        const txns = hashHex === undefined ? undefined : await blockTxns(this.mined, hashHex);
+        return hashHex === undefined || txns === undefined ? undefined : { hashHex, txns };
       })();
       this.blocks.set(height, b);
     }

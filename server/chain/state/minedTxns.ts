@@ -16,8 +16,8 @@
 import { sha256d } from '../../../wasm/hash.js';
 import { fromHex, toHex } from '../../hex.js';
 import type { WriteOp } from '../../store/types.js';
-import { unpackBlockBody } from '../block/body.js';
-import { chainKeys, type BlockRecord, type TxnLocation } from './keys.js';
+import { blockTxns } from './blockTxns.js';
+import { chainKeys, type TxnLocation } from './keys.js';
 import { bytesText, joinBytes, orderedUint, readOrderedUint, textBytes } from './keyText.js';
 import type { StateIndexReader, StateReader } from './reader.js';
 
@@ -80,8 +80,7 @@ export async function minedTxnLocation(state: StateIndexReader & StateReader, ha
   for (const location of await candidates(state, hashHex)) {
     const [height, index] = location;
     const blockHash = await state.get<string>(chainKeys.hashAtHeight(BigInt(height)));
-    const block = blockHash === undefined ? undefined : await state.get<BlockRecord>(chainKeys.block(blockHash));
-    const bytes = block === undefined ? undefined : (await unpackBlockBody(block.body))[index];
+    const bytes = blockHash === undefined ? undefined : (await blockTxns(state, blockHash))?.[index];
     if (bytes !== undefined && toHex(sha256d(bytes)) === hashHex) return location;
   }
   return undefined;
