@@ -47,8 +47,8 @@
  * routes (all at most 1.00x); writes 264 / 867 / 1,493 tx/s at 1 / 8 / 32 in flight (bursts of
  * 1,500; 1,688 at 32 at 10k), sustained 60 s at 32: 1,537 accepted and 1,532 mined a second,
  * p50 12.9 ms, p99 114 ms; pool verify 23,253/s: writeVsVerify 0.064. (The day before, quieter:
- * sustained 2,124 at p99 74 ms, writeVsVerify 0.077; the two versions run back to back today
- * sustain the same: README "Admission in batches".)
+ * sustained 2,124 at p99 74 ms, writeVsVerify 0.077; that day's code run here today: sustained
+ * 1,466 at p99 103 ms, bursts 245 / 815 / 1,283: README "Admission in batches".)
  * @module
  */
 import { randomBytes } from 'node:crypto';
