@@ -11,6 +11,7 @@
  * string back (a private key pasted by mistake must not reach logs).
  * @module
  */
+import { MAX_MESSAGING_KEY_NAME_BYTES, MIN_MESSAGING_KEY_NAME_BYTES } from '../chain/rules/messagingGroups.js';
 import type { AppDeps } from '../deps.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
@@ -64,8 +65,12 @@ export const getAllMessagingGroupKeysResponse = out.object({
 
 /** Core ValidateGroupPublicKeyAndName's name rule as the reference words it; null when valid. */
 function keyNameProblem(name: Uint8Array): string | null {
-  if (name.length < 1) return `ValidateGroupPublicKeyAndName: Too few characters in key name: min = 1, provided = ${name.length}: RuleErrorMessagingKeyNameTooShort`;
-  if (name.length > 32) return `ValidateGroupPublicKeyAndName: Too many characters in key name: max = 32; provided = ${name.length}: RuleErrorMessagingKeyNameTooLong`;
+  if (name.length < MIN_MESSAGING_KEY_NAME_BYTES) {
+    return `ValidateGroupPublicKeyAndName: Too few characters in key name: min = ${MIN_MESSAGING_KEY_NAME_BYTES}, provided = ${name.length}: RuleErrorMessagingKeyNameTooShort`;
+  }
+  if (name.length > MAX_MESSAGING_KEY_NAME_BYTES) {
+    return `ValidateGroupPublicKeyAndName: Too many characters in key name: max = ${MAX_MESSAGING_KEY_NAME_BYTES}; provided = ${name.length}: RuleErrorMessagingKeyNameTooLong`;
+  }
   return null;
 }
 

@@ -223,6 +223,18 @@ export const daoCoinLimitOrderEntrySchema = out.named(
 
 const opCounts = out.record(out.uint64());
 const nestedOpCounts = out.nullable(out.record(opCounts));
+/** AccessGroupLimitMap and AccessGroupMemberLimitMap entries share one shape. */
+const accessGroupLimits = out.nullable(
+  out.array(
+    out.object({
+      AccessGroupOwnerPublicKeyBase58Check: out.publicKey(),
+      ScopeType: out.string(),
+      AccessGroupKeyName: out.string(),
+      OperationType: out.string(),
+      OpCount: out.uint64(),
+    }),
+  ),
+);
 
 /** social/spendingLimitResponse.ts transactionSpendingLimitResponse. */
 export const transactionSpendingLimitSchema = out.named(
@@ -246,28 +258,8 @@ export const transactionSpendingLimitSchema = out.named(
         }),
       ),
     ),
-    AccessGroupLimitMap: out.nullable(
-      out.array(
-        out.object({
-          AccessGroupOwnerPublicKeyBase58Check: out.publicKey(),
-          ScopeType: out.string(),
-          AccessGroupKeyName: out.string(),
-          OperationType: out.string(),
-          OpCount: out.uint64(),
-        }),
-      ),
-    ),
-    AccessGroupMemberLimitMap: out.nullable(
-      out.array(
-        out.object({
-          AccessGroupOwnerPublicKeyBase58Check: out.publicKey(),
-          ScopeType: out.string(),
-          AccessGroupKeyName: out.string(),
-          OperationType: out.string(),
-          OpCount: out.uint64(),
-        }),
-      ),
-    ),
+    AccessGroupLimitMap: accessGroupLimits,
+    AccessGroupMemberLimitMap: accessGroupLimits,
     StakeLimitMap: out.nullable(out.array(out.object({ ValidatorPublicKeyBase58Check: out.string(), StakeLimit: out.nullable(out.string('uint256 as 0x hex')) }))),
     UnstakeLimitMap: out.nullable(out.array(out.object({ ValidatorPublicKeyBase58Check: out.string(), UnstakeLimit: out.nullable(out.string('uint256 as 0x hex')) }))),
     UnlockStakeLimitMap: out.nullable(out.array(out.object({ ValidatorPublicKeyBase58Check: out.string(), OpCount: out.uint64() }))),
