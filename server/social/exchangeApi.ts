@@ -26,7 +26,7 @@
  */
 import { affectedPublicKeys, diamondOf } from '../chain/rules/notifications.js';
 import { decodeHeader } from '../chain/block/header.js';
-import { txnsOfBlock } from '../chain/state/blockTxns.js';
+import { decodedBlock, MainChainBlocks } from '../chain/state/blockTxns.js';
 import { chainKeys, type BlockRecord, type TipRecord } from '../chain/state/keys.js';
 import { keyTxnMembers } from '../chain/state/keyTxns.js';
 import { getBalance } from '../chain/state/balances.js';
@@ -192,7 +192,7 @@ export async function apiBlock(deps: ExchangeDeps, req: BlockRequest): Promise<{
   const header = headerResponse(hashHex, block.header);
   if (!req.fullBlock) return { Header: header, Transactions: null };
   const transactions = await Promise.all(
-    (await txnsOfBlock(hashHex, block)).map((bytes, index) => transactionResponse(deps.store, bytes, { block: { hashHex, height: block.height, tstampSecs: header.TstampSecs, index } }, deps.network)),
+    (await decodedBlock(hashHex, block)).txns.map((bytes, index) => transactionResponse(deps.store, bytes, { block: { hashHex, height: block.height, tstampSecs: header.TstampSecs, index } }, deps.network)),
   );
   return { Header: header, Transactions: transactions };
 }
@@ -229,24 +229,6 @@ function parseTxnId(s: string, what: string): Uint8Array {
   return bytes;
 }
 
-/** A block read once per request, whatever the number of its transactions asked for. */
-class BlockReads {
-  private readonly byHeight = new Map<number, Promise<{ hashHex: string; block: BlockRecord; txns: readonly Uint8Array[] } | undefined>>();
-  constructor(private readonly store: StateReader) {}
-  at(height: number): Promise<{ hashHex: string; block: BlockRecord; txns: readonly Uint8Array[] } | undefined> {
-    let b = this.byHeight.get(height);
-    if (b === undefined) {
-      b = (async () => {
-        const hashHex = await this.store.get<string>(chainKeys.hashAtHeight(BigInt(height)));
-        const block = hashHex === undefined ? undefined : await this.store.get<BlockRecord>(chainKeys.block(hashHex));
-        return hashHex === undefined || block === undefined ? undefined : { hashHex, block, txns: await txnsOfBlock(hashHex, block) };
-      })();
-      this.byHeight.set(height, b);
-    }
-    return b;
-  }
-}
-
 const idOnly = (bytes: Uint8Array, network: Network): TransactionResponse => ({ TransactionIDBase58Check: idBase58(txnHash(bytes), network) });
 
 /** APITransactionInfo: the mempool's transactions, one transaction by id, or a public key's transactions. */
@@ -276,11 +258,11 @@ export async function apiTransactionInfo(deps: ExchangeDeps, req: TransactionInf
     const location = await minedTxnLocation(deps.store, hashHex);
     if (location !== undefined) {
       const [height, index] = location;
-      const b = await new BlockReads(deps.store).at(height);
+      const b = await new MainChainBlocks(deps.store).at(height);
       const bytes = b?.txns[index];
       if (b !== undefined && bytes !== undefined) {
         // The reference names the block's hash from its txindex, but no BlockInfo (it passes no block along).
-        const block = { hashHex: b.hashHex, height: b.block.height, tstampSecs: decodeHeader(b.block.header).tstampSecs, index };
+        const block = { hashHex: b.hashHex, height: b.height, tstampSecs: decodeHeader(b.header).tstampSecs, index };
         res.Transactions = [await transactionResponse(deps.store, bytes, { block, blockInfo: false }, network)];
         return res;
       }
@@ -296,7 +278,7 @@ export async function apiTransactionInfo(deps: ExchangeDeps, req: TransactionInf
   res.BalanceNanos = await getBalance(places.view, req.publicKey);
   const before = req.lastPublicKeyTransactionIndex > 0 ? positionMember(...indexPosition(req.lastPublicKeyTransactionIndex)) : undefined;
   const members = await keyTxnMembers(places.view, req.publicKey, { ...(before !== undefined ? { before } : {}), limit });
-  const blocks = new BlockReads(deps.store);
+  const blocks = new MainChainBlocks(deps.store);
   const rows = await Promise.all(
     members.map(async (member): Promise<TransactionResponse | null> => {
       const [height, index] = memberPosition(member);
@@ -310,7 +292,7 @@ export async function apiTransactionInfo(deps: ExchangeDeps, req: TransactionInf
       const bytes = b?.txns[index];
       if (b === undefined || bytes === undefined) return null;
       if (req.idsOnly) return idOnly(bytes, network);
-      return transactionResponse(places.view, bytes, { block: { hashHex: b.hashHex, height: b.block.height, tstampSecs: decodeHeader(b.block.header).tstampSecs, index } }, network);
+      return transactionResponse(places.view, bytes, { block: { hashHex: b.hashHex, height: b.height, tstampSecs: decodeHeader(b.header).tstampSecs, index } }, network);
     }),
   );
   res.Transactions = rows.filter((r): r is TransactionResponse => r !== null);

@@ -31,7 +31,7 @@ import type { PendingPlaces } from '../chain/chain.js';
 import { CREATOR_COIN_PARAMS } from '../chain/rules/creatorCoins.js';
 import { affectedPublicKeys, diamondOf, notifiedKeys, type AffectedKey } from '../chain/rules/notifications.js';
 import { transferRestrictionStatusName } from '../chain/state/daoCoins.js';
-import { blockTxns } from '../chain/state/blockTxns.js';
+import { MainChainBlocks } from '../chain/state/blockTxns.js';
 import { chainKeys, type TxnLocation } from '../chain/state/keys.js';
 import { memberPosition, NOTIFICATION_CATEGORIES, notificationIndex, notificationMembers, type NotificationCategory } from '../chain/state/notifications.js';
 import { getPost } from '../chain/state/posts.js';
@@ -86,7 +86,11 @@ interface Resolved {
 
 /** What one request reads once, whatever the number of notifications naming it. */
 class NotificationReads {
-  private readonly blocks = new Map<number, Promise<{ hashHex: string; txns: readonly Uint8Array[] } | undefined>>();
+  /**
+   * Mined blocks, read from mined state: a block never changes, and the pending view's read
+   * cache (kept until the next block, bounded by entries, not bytes) is no place for whole blocks.
+   */
+  private readonly blocks: MainChainBlocks;
   private readonly hidden = new Map<string, Promise<boolean>>();
   private tipRead: Promise<unknown> | undefined;
   readonly state: StateIndexReader;
@@ -101,29 +105,12 @@ class NotificationReads {
   ) {
     this.state = places.view;
     this.pendingHeight = Number(places.height);
+    this.blocks = new MainChainBlocks(mined);
   }
 
   /** Notes that the page depends on the tip: reads it (once), a read a cached page records. */
   async dependsOnTip(): Promise<void> {
     await (this.tipRead ??= this.mined.get(chainKeys.tip));
-  }
-
-  /**
-   * The mined block at a height, read from mined state: a block never changes, and the pending
-   * view's read cache (kept until the next block, bounded by entries, not bytes) is no place for
-   * whole blocks.
-   */
-  private block(height: number): Promise<{ hashHex: string; txns: readonly Uint8Array[] } | undefined> {
-    let b = this.blocks.get(height);
-    if (b === undefined) {
-      b = (async () => {
-        const hashHex = await this.mined.get<string>(chainKeys.hashAtHeight(BigInt(height)));
-        const txns = hashHex === undefined ? undefined : await blockTxns(this.mined, hashHex);
-        return hashHex === undefined || txns === undefined ? undefined : { hashHex, txns };
-      })();
-      this.blocks.set(height, b);
-    }
-    return b;
   }
 
   /** Whether the reader hides what `transactor` does: blocked by the reader, or blacklisted on this node. */
@@ -148,7 +135,7 @@ class NotificationReads {
     let bytes: Uint8Array | undefined;
     let blockHashHex = '';
     if (height < this.pendingHeight) {
-      const b = await this.block(height);
+      const b = await this.blocks.at(height);
       bytes = b?.txns[index];
       blockHashHex = b?.hashHex ?? '';
     } else {

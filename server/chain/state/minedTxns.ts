@@ -16,7 +16,7 @@
 import { sha256d } from '../../../wasm/hash.js';
 import { fromHex, toHex } from '../../hex.js';
 import type { WriteOp } from '../../store/types.js';
-import { blockTxns } from './blockTxns.js';
+import { readBlock } from './blockTxns.js';
 import { chainKeys, type TxnLocation } from './keys.js';
 import { bytesText, joinBytes, orderedUint, readOrderedUint, textBytes } from './keyText.js';
 import type { StateIndexReader, StateReader } from './reader.js';
@@ -80,7 +80,7 @@ export async function minedTxnLocation(state: StateIndexReader & StateReader, ha
   for (const location of await candidates(state, hashHex)) {
     const [height, index] = location;
     const blockHash = await state.get<string>(chainKeys.hashAtHeight(BigInt(height)));
-    const bytes = blockHash === undefined ? undefined : (await blockTxns(state, blockHash))?.[index];
+    const bytes = blockHash === undefined ? undefined : (await readBlock(state, blockHash))?.txns[index];
     if (bytes !== undefined && toHex(sha256d(bytes)) === hashHex) return location;
   }
   return undefined;
