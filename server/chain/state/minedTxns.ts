@@ -28,13 +28,12 @@ export const TXN_MEMBER_HASH_BYTES = 12;
 /** Members sharing their hash bytes read at most (more than one is a collision of one's own). */
 const MAX_CANDIDATES = 4;
 
-const memberHashText = (hashHex: string): string =>
-  bytesText(fromHex(hashHex.slice(2 * TXN_BUCKET_HASH_BYTES, 2 * (TXN_BUCKET_HASH_BYTES + TXN_MEMBER_HASH_BYTES))));
+/** The hash bytes a member starts with (after the bucket's). */
+const memberHashBytes = (hashHex: string): Uint8Array => fromHex(hashHex.slice(2 * TXN_BUCKET_HASH_BYTES, 2 * (TXN_BUCKET_HASH_BYTES + TXN_MEMBER_HASH_BYTES)));
 
 /** The bucket member locating the transaction with this hash at (height, index). */
 export function txnLocationMember(hashHex: string, height: bigint, index: number): string {
-  const hashPart = fromHex(hashHex.slice(2 * TXN_BUCKET_HASH_BYTES, 2 * (TXN_BUCKET_HASH_BYTES + TXN_MEMBER_HASH_BYTES)));
-  return bytesText(joinBytes(hashPart, orderedUint(height), orderedUint(BigInt(index))));
+  return bytesText(joinBytes(memberHashBytes(hashHex), orderedUint(height), orderedUint(BigInt(index))));
 }
 
 function memberLocation(member: string): TxnLocation {
@@ -57,7 +56,8 @@ export function minedTxnOps(height: bigint, hashHexes: readonly string[]): Write
 
 /** Locations of mined transactions whose hash starts with this one's located bytes (usually none or one). */
 async function candidates(state: StateIndexReader, hashHex: string): Promise<TxnLocation[]> {
-  const prefix = memberHashText(hashHex);
+  // A whole number of characters (TXN_MEMBER_HASH_BYTES is a multiple of 3): a prefix of every member's text.
+  const prefix = bytesText(memberHashBytes(hashHex));
   // '~' sorts after every character of the text alphabet.
   const members = await state.indexRange(chainKeys.txnBucket(hashHex), { gte: prefix, lt: `${prefix}~`, limit: MAX_CANDIDATES });
   return members.map(memberLocation);
