@@ -75,6 +75,13 @@ function recordWrites(writes: ReplayWrites, version: number, keys: readonly stri
   for (const k of keys) writes.all.add(k);
 }
 
+/** Whether `replay` is on `parentHashHex` and its first accepted transactions are these, in order. */
+function startsWith(replay: MempoolReplay, parentHashHex: string, hashHexes: readonly string[]): boolean {
+  if (replay.tip.hashHex !== parentHashHex || replay.accepted.length < hashHexes.length) return false;
+  for (let i = 0; i < hashHexes.length; i++) if (replay.accepted[i]!.hashHex !== hashHexes[i]) return false;
+  return true;
+}
+
 export class PendingState {
   /**
    * The last replay. Valid while the tip and the mempool version are the ones it was built on;
@@ -151,9 +158,7 @@ export class PendingState {
    */
   connectedPrefix(parentHashHex: string, hashHexes: readonly string[]): readonly AcceptedTxn[] | null {
     const replay = this.replayCache;
-    if (replay === null || replay.tip.hashHex !== parentHashHex || replay.accepted.length < hashHexes.length) return null;
-    for (let i = 0; i < hashHexes.length; i++) if (replay.accepted[i]!.hashHex !== hashHexes[i]) return null;
-    return replay.accepted.slice(0, hashHexes.length);
+    return replay !== null && startsWith(replay, parentHashHex, hashHexes) ? replay.accepted.slice(0, hashHexes.length) : null;
   }
 
   /**
@@ -171,8 +176,7 @@ export class PendingState {
    */
   replayAfterBlock(parentHashHex: string, minedHashHexes: readonly string[], tip: TipRecord, blockView: StateView): { settle(committed: boolean): Promise<void> } | null {
     const old = this.replayCache;
-    if (old === null || old.tip.hashHex !== parentHashHex || old.accepted.length < minedHashHexes.length) return null;
-    for (let i = 0; i < minedHashHexes.length; i++) if (old.accepted[i]!.hashHex !== minedHashHexes[i]) return null;
+    if (old === null || !startsWith(old, parentHashHex, minedHashHexes)) return null;
     // Read together, before any await: admissions adopted meanwhile extend `old` in place.
     const version = old.version;
     const entry = ({ hashHex, version: v, bytes, addedAtMs, signer }: MempoolTxn): MempoolTxn => ({ hashHex, version: v, bytes, addedAtMs, signer });
