@@ -6,11 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { insertPost, type PostRecord } from '../../server/chain/state/posts.js';
 import type { StateView } from '../../server/chain/state/view.js';
 
-/** A top-level post of `poster` with a random hash; `fields` replaces the defaults. Answers its hash. */
-export function addPost(view: StateView, poster: Uint8Array, fields: Partial<PostRecord> = {}): Uint8Array {
-  const postHash = new Uint8Array(randomBytes(32));
-  insertPost(view, {
-    postHash,
+/** A top-level post record of `poster` with a random hash; `fields` replaces the defaults. */
+export function postRecord(poster: Uint8Array, fields: Partial<PostRecord> = {}): PostRecord {
+  return {
+    postHash: new Uint8Array(randomBytes(32)),
     posterPublicKey: poster,
     parentStakeId: new Uint8Array(0),
     body: new TextEncoder().encode('{"Body":"hi"}'),
@@ -29,6 +28,12 @@ export function addPost(view: StateView, poster: Uint8Array, fields: Partial<Pos
     likeCount: 0n,
     diamondCount: 0n,
     ...fields,
-  });
-  return postHash;
+  };
+}
+
+/** Writes `postRecord(poster, fields)` into `view`. Answers its hash. */
+export function addPost(view: StateView, poster: Uint8Array, fields: Partial<PostRecord> = {}): Uint8Array {
+  const post = postRecord(poster, fields);
+  insertPost(view, post);
+  return post.postHash;
 }

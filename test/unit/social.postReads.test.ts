@@ -17,6 +17,7 @@ import { setBlocked, updateUserMetadata } from '../../server/social/userMetadata
 import { MemoryStore } from '../../server/store/memory.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
 import { addProfile } from '../helpers/profiles.js';
+import { postRecord } from '../helpers/posts.js';
 
 const newKey = (): Uint8Array => getPublicKey(new Uint8Array(randomBytes(32)), true);
 
@@ -38,26 +39,14 @@ interface NewPost {
 /** A post by `pk`, one microsecond after the previous one. */
 async function post(pk: Uint8Array, o: NewPost = {}): Promise<Uint8Array> {
   clock += 1_000n;
-  const p: PostRecord = {
-    postHash: new Uint8Array(randomBytes(32)),
-    posterPublicKey: pk,
+  const p = postRecord(pk, {
     parentStakeId: o.parent ?? new Uint8Array(0),
     body: new TextEncoder().encode(JSON.stringify(o.image ? { Body: 'x', ImageURLs: ['https://img.example/a.png'] } : { Body: 'x' })),
     repostedPostHash: o.repost ?? null,
     isQuotedRepost: o.quoted ?? false,
-    creatorBasisPoints: 1000n,
-    stakeMultipleBasisPoints: 12_500n,
     timestampNanos: clock,
-    isHidden: false,
-    isFrozen: false,
     confirmationBlockHeight: 5n,
-    postExtraData: [],
-    commentCount: 0n,
-    repostCount: 0n,
-    quoteRepostCount: 0n,
-    likeCount: 0n,
-    diamondCount: 0n,
-  };
+  });
   insertPost(view, p);
   await reindexPost(view, undefined, p);
   return p.postHash;
