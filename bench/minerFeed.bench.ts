@@ -22,6 +22,7 @@ import { encodePublicKey } from '../server/keys/index.js';
 import { getPublicKey } from '../wasm/secp256k1.js';
 import { benchSettings, printFigure } from './_shared.js';
 import { absoluteFigure, ratioFigure, type Figure } from './figures.js';
+import { NODE_RUNTIME_FLAGS } from './http/harness.js';
 
 const SAMPLES = 60;
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,7 +43,7 @@ async function freePort(): Promise<number> {
 
 async function startNode(): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts', '--port', String(port), '--store', 'memory', '--miner', 'off', '--log-level', 'info'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_RUNTIME_FLAGS, '--import', 'tsx', 'server/main.ts', '--port', String(port), '--store', 'memory', '--miner', 'off', '--log-level', 'info'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   await new Promise<void>((res, rej) => {
     const onData = (d: Buffer): void => {
