@@ -36,14 +36,14 @@
  * @module
  */
 import { fromHex } from '../../hex.js';
-import { bytesText, joinBytes, orderedUint, uintText } from './keyText.js';
+import { bytesText, fieldsText, uintText } from './keyText.js';
 
 /** The layout of chain state this code reads and writes (`chainKeys.layout`). */
 export const LAYOUT_VERSION = 5;
 
 /** The text that names a used nonce: expiration first, so the nonce index sorts by it. */
 export function nonceText(pk33: Uint8Array, expiration: bigint, partialId: bigint): string {
-  return bytesText(joinBytes(orderedUint(expiration), pk33, orderedUint(partialId)));
+  return fieldsText(expiration, pk33, partialId);
 }
 
 const hashText = (hashHex: string): string => bytesText(fromHex(hashHex));
