@@ -1,0 +1,54 @@
+/**
+ * The built-in miner (chain/miner.ts): a search that takes several slices mines the mempool as
+ * it is at its last slice, so what was admitted during the search is in the block and not left
+ * to connect again on the new tip.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
+import { Chain } from '../../server/chain/chain.js';
+import { AutoMiner } from '../../server/chain/miner.js';
+import { InlineCrypto } from '../../server/crypto/inline.js';
+import type { CryptoService } from '../../server/crypto/service.js';
+import { MemoryStore } from '../../server/store/memory.js';
+import { solvedBlock } from '../helpers/mining.js';
+import { newKey, signedTransfer } from '../helpers/transfers.js';
+import { until } from '../helpers/until.js';
+
+const log = pino({ level: 'silent' });
+const crypto = new InlineCrypto();
+after(() => crypto.close());
+
+describe('AutoMiner', () => {
+  it('a search over several slices mines what was admitted during it', async () => {
+    const store = new MemoryStore();
+    const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+    await chain.init();
+    const [alice, bob, carol] = [newKey(), newKey(), newKey()];
+    const first = await solvedBlock(chain, crypto, alice.pk, []);
+    assert.ok((await chain.processBlock(first.header, first.txns)).isMainChain);
+    await chain.submitTransaction(await signedTransfer(chain, crypto, alice, bob.pk, 1_000n));
+    const late = await signedTransfer(chain, crypto, alice, carol.pk, 2_000n);
+
+    // The first two slices find nothing; a transaction arrives during the first.
+    let slices = 0;
+    const slowCrypto = Object.create(crypto) as CryptoService;
+    slowCrypto.mine = async (task) => {
+      slices++;
+      if (slices === 1) await chain.submitTransaction(late);
+      if (slices <= 2) return { found: false, hashesTried: task.count } as Awaited<ReturnType<CryptoService['mine']>>;
+      return crypto.mine({ ...task, count: 1 << 30 });
+    };
+    const miner = new AutoMiner({ chain, crypto: slowCrypto, store, rewardPublicKey: newKey().pk, blockIntervalSeconds: 0, log });
+    try {
+      await miner.start();
+      await until(async () => (await chain.tip()).height === 2n, 'the miner mined a block', { timeoutMs: 10_000 });
+      assert.ok(slices >= 3);
+      assert.equal(await chain.mempoolSize(), 0, 'both transfers are in the block');
+    } finally {
+      await miner.stop();
+      await store.close();
+    }
+  });
+});
