@@ -41,6 +41,11 @@ export class BatchQueue<I, R> {
     });
   }
 
+  /** Whether a batch runs now (or is about to: items were handed in). */
+  get busy(): boolean {
+    return this.running;
+  }
+
   /** Items waiting for a batch (not counting the one running). */
   get queued(): number {
     return this.waiting.length;
