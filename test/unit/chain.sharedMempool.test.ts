@@ -81,4 +81,18 @@ describe('a mempool shared by two processes', () => {
     const [seen, full] = await pendingBalances(processB);
     assert.equal(seen, full);
   });
+
+  it('a process whose cached pending state the other moved admits what the move made valid', async () => {
+    // Two new processes (no history of racing each other): C's cache is current, then D funds
+    // carol, and C's cache still says she has nothing.
+    const [c, d] = [new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log }), new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log })];
+    const carol = newKey();
+    await c.submitTransaction(await transfer(1n));
+    await d.submitTransaction(await signedTransfer(d, crypto, alice, carol.pk, 50_000n));
+    // Refused on C's stale cache alone; admitted on the pending state.
+    await c.submitTransaction(await signedTransfer(c, crypto, carol, bob.pk, 10_000n));
+    const [seen, full] = await pendingBalances(c);
+    assert.equal(seen, full);
+    assert.equal(await c.mempoolSize(), await d.mempoolSize());
+  });
 });
