@@ -27,12 +27,6 @@ export const MAX_TXN_BYTES = 100_000;
 export const ADMISSION_ATTEMPTS = 16;
 /** Most transactions admitted in one batch (one guarded commit). */
 const MAX_ADMISSION_BATCH = 256;
-/**
- * Batches that ask the store where the chain is after an optimistic attempt found the cached
- * pending state stale on the same tip: where several processes admit at once the cache is
- * usually stale, and a wasted connect and commit per batch would cost more than the read it saves.
- */
-const CAREFUL_BATCHES_AFTER_STALE = 16;
 
 export interface SubmittedTxn {
   hashHex: string;
@@ -52,8 +46,6 @@ interface Admission {
 export class Admissions {
   private readonly queue = new BatchQueue<Admission, SubmittedTxn>((items) => this.admitBatch(items), MAX_ADMISSION_BATCH);
   private readonly signatures: SignatureCohorts;
-  /** Batches left to admit on a pending state read from the store (see CAREFUL_BATCHES_AFTER_STALE). */
-  private carefulBatches = 0;
 
   constructor(
     private readonly ctx: ChainContext,
@@ -115,13 +107,7 @@ export class Admissions {
       // contending processes stop colliding (a busy miner changes the mempool every block).
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** attempt, 50)));
       try {
-        const optimistic = attempt === 0 && this.carefulBatches === 0;
-        if (attempt === 0 && this.carefulBatches > 0) this.carefulBatches--;
-        const cachedTip = optimistic ? this.pending.cached()?.tip.hashHex : undefined;
-        pending = await this.admitOnce(items, pending, fail, results, optimistic);
-        // Stale on the same tip: another process admitted (a block moves the tip, and then
-        // this process's cache is rebuilt on it anyway).
-        if (cachedTip !== undefined && pending.length > 0 && (await this.ctx.position()).tip.hashHex === cachedTip) this.carefulBatches = CAREFUL_BATCHES_AFTER_STALE;
+        pending = await this.admitOnce(items, pending, fail, results);
       } catch (error) {
         // The store failed (a rule error never reaches here): nothing more was admitted.
         for (const i of pending) if (results[i] === undefined) fail(i, error);
@@ -140,14 +126,8 @@ export class Admissions {
     pending: readonly number[],
     fail: (i: number, error: unknown) => void,
     results: Array<Settled<SubmittedTxn> | undefined>,
-    /** Connect on this process's cached pending state without asking the store where the chain is. */
-    optimistic: boolean,
   ): Promise<number[]> {
-    // The commit below is guarded on the mempool version and the tip this replay was built on,
-    // so a replay that another process or a block made stale costs a lost guard and a retry on
-    // a fresh one, never a wrong admission; usually the cache is current (this process made
-    // the last change), and the round trip asking where the chain is would only confirm it.
-    const replay = (optimistic && this.pending.cached()) || (await this.pending.current());
+    const replay = await this.pending.current();
     // Read before connecting: a replay of this process may move on while this batch awaits,
     // and then the commit must lose its guard and retry.
     const baseVersion = replay.version;
@@ -156,6 +136,9 @@ export class Admissions {
       this.ctx.store.getMany<unknown>(pending.map((i) => mempoolTxnKey(items[i]!.hashHex))),
       replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, items[i]!.signer))),
     ]);
+    // Whether a refused one is mined already is asked after the refusal, not of every one: a
+    // mined transaction's nonce is spent (or has expired), so it can never connect again, and
+    // only refusals need the location read that says "already mined" instead.
     const refused: Array<{ i: number; error: RuleError }> = [];
     const batchView = replay.view.child();
     // Every transaction of the batch goes into the same next block.
@@ -201,14 +184,11 @@ export class Admissions {
       inBatch.add(hashHex);
       held += bytes.length;
     }
-    // A refusal stands only on a replay known to be the pending state: one read from the store
-    // now, or one whose guarded commit below held. A stale optimistic one proves nothing.
-    const retryAll = (): number[] => [...admitted.map((a) => a.i), ...refused.map((r) => r.i)].sort((a, b) => a - b);
-    if (admitted.length === 0) {
-      if (optimistic && refused.length > 0 && !(await this.isPendingState(replay.tip.hashHex, baseVersion))) return retryAll();
-      await this.refuse(items, refused, fail);
-      return [];
+    const mined = await Promise.all(refused.map(({ i }) => isMinedTxn(this.ctx.store, items[i]!.hashHex)));
+    for (const [k, { i, error }] of refused.entries()) {
+      fail(i, mined[k] ? new RuleError('RuleErrorDuplicateTxn', `transaction ${items[i]!.hashHex} is already mined`) : error);
     }
+    if (admitted.length === 0) return [];
     const lastVersion = (baseVersion ?? 0) + admitted.length;
     const ok = await this.ctx.store.commit(
       [
@@ -226,12 +206,7 @@ export class Admissions {
         { key: chainKeys.tip, equals: replay.tip },
       ],
     );
-    if (!ok) {
-      if (optimistic) return retryAll();
-      await this.refuse(items, refused, fail);
-      return admitted.map((a) => a.i);
-    }
-    await this.refuse(items, refused, fail);
+    if (!ok) return admitted.map((a) => a.i);
     this.pending.adopt(replay, baseVersion, batchView, admitted);
     for (const a of admitted) results[a.i] = { ok: true, value: { hashHex: a.entry.hashHex, txn: items[a.i]!.txn } };
     // Not awaited, and admitted whatever the publish does: a lost announcement delays the next
@@ -240,23 +215,5 @@ export class Admissions {
       this.ctx.log.warn({ err: (err as Error).message }, 'mempool: could not announce admitted transactions');
     });
     return [];
-  }
-
-  /** Whether the chain is still at this tip and mempool version. */
-  private async isPendingState(tipHashHex: string, version: number | undefined): Promise<boolean> {
-    const now = await this.ctx.position();
-    return now.tip.hashHex === tipHashHex && now.mempoolVersion === version;
-  }
-
-  /**
-   * Answers refused transactions with their rule error, or as already mined: asked after the
-   * refusal, not of every one, since a mined transaction's nonce is spent (or has expired), so
-   * it can never connect again, and only refusals need the location read that says so.
-   */
-  private async refuse(items: readonly Admission[], refused: ReadonlyArray<{ i: number; error: RuleError }>, fail: (i: number, error: unknown) => void): Promise<void> {
-    const mined = await Promise.all(refused.map(({ i }) => isMinedTxn(this.ctx.store, items[i]!.hashHex)));
-    for (const [k, { i, error }] of refused.entries()) {
-      fail(i, mined[k] ? new RuleError('RuleErrorDuplicateTxn', `transaction ${items[i]!.hashHex} is already mined`) : error);
-    }
   }
 }

@@ -119,15 +119,6 @@ export class PendingState {
   }
 
   /**
-   * The cached replay as it is, without asking the store whether it is still the pending
-   * state; null while none is cached or one is being built. Only for callers whose writes are
-   * guarded on the replay's tip and mempool version (admission), so a stale one costs a retry.
-   */
-  cached(): MempoolReplay | null {
-    return this.replaysInFlight.size > 0 ? null : this.replayCache;
-  }
-
-  /**
    * The pending state at `point`, a point of it, and which state keys may differ from what
    * they were at `since` (Chain.pendingChanges says how that is bounded).
    */
