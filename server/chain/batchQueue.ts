@@ -41,11 +41,6 @@ export class BatchQueue<I, R> {
     });
   }
 
-  /** Whether a batch runs now (or is about to: items were handed in). */
-  get busy(): boolean {
-    return this.running;
-  }
-
   /** Items waiting for a batch (not counting the one running). */
   get queued(): number {
     return this.waiting.length;

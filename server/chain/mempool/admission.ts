@@ -1,10 +1,9 @@
 /**
- * Mempool admission: a submitted transaction is decoded and hashed on arrival, its signature
- * checked with the others that arrived since the last admission batch started (one pool task,
- * signatureCohorts.ts), then admitted in a batch with whatever else was checked meanwhile
- * (BatchQueue): one duplicate read and common-key prefetch, each transaction connected in
- * arrival order on the pending state plus the ones before it, one guarded commit, one
- * announcement. Answers are those of one at a time.
+ * Mempool admission: a submitted transaction is decoded, hashed and its signature checked on
+ * arrival, then admitted in a batch with whatever else arrived meanwhile (BatchQueue): one
+ * duplicate read and common-key prefetch, each transaction connected in arrival order on the
+ * pending state plus the ones before it, one guarded commit, one announcement. Answers are
+ * those of one at a time.
  * @module
  */
 import { BatchQueue, type Settled } from '../batchQueue.js';
@@ -12,6 +11,7 @@ import { CHANNEL_MEMPOOL, type ChainContext } from '../context.js';
 import { MempoolBusyError } from '../errors.js';
 import { commonReads, connectTransaction } from '../rules/connect.js';
 import { RuleError } from '../rules/errors.js';
+import { checkSignatures } from '../rules/signatures.js';
 import { chainKeys } from '../state/keys.js';
 import { isMinedTxn } from '../state/minedTxns.js';
 import { decodeTxn, txnHash, type TxnEnvelope } from '../txn/envelope.js';
@@ -19,7 +19,6 @@ import { TxnType } from '../txn/metadata.js';
 import { toHex as hex } from '../../hex.js';
 import { MEMPOOL_ORDER, MEMPOOL_VERSION, mempoolTxnKey, orderMember, type MempoolEntry } from './entries.js';
 import type { AdoptedAdmission, PendingState } from './pending.js';
-import { SignatureCohorts } from './signatureCohorts.js';
 
 /** Largest transaction accepted, bytes. */
 export const MAX_TXN_BYTES = 100_000;
@@ -45,14 +44,11 @@ interface Admission {
 
 export class Admissions {
   private readonly queue = new BatchQueue<Admission, SubmittedTxn>((items) => this.admitBatch(items), MAX_ADMISSION_BATCH);
-  private readonly signatures: SignatureCohorts;
 
   constructor(
     private readonly ctx: ChainContext,
     private readonly pending: PendingState,
-  ) {
-    this.signatures = new SignatureCohorts(ctx.crypto, () => this.queue.busy);
-  }
+  ) {}
 
   /**
    * Validates a signed transaction against the tip plus the mempool and adds it. Concurrent
@@ -66,11 +62,11 @@ export class Admissions {
     const txn = decodeTxn(bytes);
     const hash = txnHash(bytes);
     if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
-    // Checked before queueing, with the others that arrive while an admission batch runs, so
-    // they are verified while the next one runs (signatureCohorts.ts).
-    const verdict = await this.signatures.check({ bytes, txn });
-    if (verdict.error) throw verdict.error;
-    return this.queue.add({ bytes, txn, hash, hashHex: hex(hash), signer: verdict.signer });
+    // Checked before queueing, so signatures are verified (batched by the crypto service) while
+    // the admission batch before this one commits.
+    const [verdict] = await checkSignatures(this.ctx.crypto, [{ bytes, txn }]);
+    if (verdict!.error) throw verdict!.error;
+    return this.queue.add({ bytes, txn, hash, hashHex: hex(hash), signer: verdict!.signer });
   }
 
   /**
@@ -81,17 +77,6 @@ export class Admissions {
    * the mempool meanwhile, the accepted ones are connected again on the new mempool and retried.
    */
   private async admitBatch(items: readonly Admission[]): Promise<Array<Settled<SubmittedTxn>>> {
-    // What arrived since the last batch started is checked while this one runs, and joins the
-    // next; what arrives while it runs goes when it ends (or the next starts).
-    this.signatures.dispatch();
-    try {
-      return await this.admitBatchInOrder(items);
-    } finally {
-      this.signatures.dispatch();
-    }
-  }
-
-  private async admitBatchInOrder(items: readonly Admission[]): Promise<Array<Settled<SubmittedTxn>>> {
     const results: Array<Settled<SubmittedTxn> | undefined> = new Array(items.length);
     const fail = (i: number, error: unknown): void => {
       results[i] = { ok: false, error };
