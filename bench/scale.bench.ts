@@ -68,6 +68,7 @@ import { chainGauges, mineBlocks, nodeArgs, startNodeTimed } from './scale/node.
 import { emptyDataSet, grow, type DataSet } from './scale/populate.js';
 import { readRoutes, timeReads, type RouteTiming } from './scale/reads.js';
 import { measureRedisBytes, type RedisBytes } from './scale/redisBytes.js';
+import { countCpu, type CpuPerWrite } from './scale/cpuPerWrite.js';
 import { TxnFactory } from './scale/txns.js';
 import { absoluteFigure, nameKey, ratioOf, type Figure } from './figures.js';
 import { IN_FLIGHT_LEVELS, measureSustained, measureWrites, poolVerifyRate, type WriteLevel } from './scale/writeRate.js';
@@ -227,15 +228,21 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
     }
 
     let sustained: WriteLevel | null = null;
+    let sustainedCpu: CpuPerWrite | null = null;
     if (o.sustainSeconds > 0) {
       console.log(`\nsustained writes: ${o.sustainSeconds} s at 32 in flight (signing ${o.sustainSeconds * SUSTAIN_MAX_PER_SEC} transfers first)`);
+      const cpu = await countCpu(node.child.pid!, redis.url);
       sustained = await measureSustained(port, data, factory, o.sustainSeconds, 32, SUSTAIN_MAX_PER_SEC);
       const w = sustained;
+      sustainedCpu = cpu?.per(w.accepted) ?? null;
       console.log(
         `  ${w.accepted.toLocaleString('en-US')} accepted in ${fmt(w.seconds, 1)} s: ${fmt(w.acceptedPerSec, 0)} tx/s accepted, ${fmt(w.minedPerSec, 0)} tx/s mined ` +
           `(${mark(Math.min(w.acceptedPerSec, w.minedPerSec) >= SUSTAIN_TARGETS.txPerSec)} ≥ ${SUSTAIN_TARGETS.txPerSec}), submit-to-visible p50 ${ms(w.latencyMs.p50)} p99 ${ms(w.latencyMs.p99)} ` +
           `(${mark(w.latencyMs.p99 < SUSTAIN_TARGETS.p99Ms)} < ${SUSTAIN_TARGETS.p99Ms} ms), ${w.errors} errors, ${w.retries} resent`,
       );
+      if (sustainedCpu !== null) {
+        console.log(`  CPU per accepted write: node ${fmt(sustainedCpu.nodeUs, 0)} µs (main thread ${fmt(sustainedCpu.nodeMainUs, 0)} µs), redis-server ${fmt(sustainedCpu.redisUs, 0)} µs`);
+      }
     }
 
     const threads = cryptoThreads(loadConfig(['--port', String(port), ...args], {}));
@@ -294,7 +301,7 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       sustained:
         sustained === null
           ? null
-          : { seconds: round(sustained.seconds, 1), inFlight: 32, acceptedPerSec: round(sustained.acceptedPerSec, 1), minedPerSec: round(sustained.minedPerSec, 1), p50Ms: round(sustained.latencyMs.p50), p99Ms: round(sustained.latencyMs.p99), errors: sustained.errors, retries: sustained.retries },
+          : { seconds: round(sustained.seconds, 1), inFlight: 32, acceptedPerSec: round(sustained.acceptedPerSec, 1), minedPerSec: round(sustained.minedPerSec, 1), p50Ms: round(sustained.latencyMs.p50), p99Ms: round(sustained.latencyMs.p99), errors: sustained.errors, retries: sustained.retries, cpuPerWriteUs: sustainedCpu },
       writeErrors: writeErrors + (sustained?.errors ?? 0),
       writeBatch: o.writeBatch,
       poolVerifyPerSec: Math.round(verifyPerSec),
