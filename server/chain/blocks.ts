@@ -83,14 +83,17 @@ export class Blocks {
     const target = await this.targets.after(parentTip);
     if (BigInt(`0x${hashHex}`) > BigInt(`0x${hex(target)}`)) throw new ChainRequestError('block hash does not meet the difficulty target (bad proof of work)');
     if (txnBytes.length === 0) throw new ChainRequestError('a block needs its block reward transaction');
+    // Compressed on the thread pool while the transactions are hashed and connected (and only
+    // after the proof of work held: a header anyone can make costs no compression), and the
+    // expired nonces read meanwhile. Awaited below unless the block is refused first: then
+    // nothing may report them unhandled.
+    const body = packBlockBody(txnBytes);
+    body.catch(() => undefined);
     const hashes = txnBytes.map((b) => txnHash(b));
     if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
 
     const hashHexes = hashes.map(hex);
-    // Compressed on the thread pool, and the expired nonces read, while the transactions connect.
-    const body = packBlockBody(txnBytes);
     const nonceOps = expiredNonceOps(this.ctx.store, header.height);
-    // Awaited below unless a transaction is refused first: then nothing may report it unhandled.
     nonceOps.catch(() => undefined);
     const { view, fees, minedMembers, fromPending } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes, hashHexes.slice(1));
     await connectBlockReward(view, decodeTxn(txnBytes[0]!), blockRewardNanos(header.height, this.ctx.params) + fees, this.ctx.params.maxBlockRewardExtraDataBytes, header.height);
