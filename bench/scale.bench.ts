@@ -39,16 +39,17 @@
  * get-app-state and node-info do not depend on the data size: their growth is the noise floor
  * of the run (the machine's load changing between sizes), and says how far to trust the others.
  *
- * Last results, 2026-11-26 04:10, Node v20.20.2, 2 cores (AMD EPYC), load average 1.5 at start,
- * 1.8 at the end, default sizes and knobs, 615 s in all: populate 242,000 transactions in 356 s
- * (~700 tx/s); bytes per profile 607, per DM 724, per order 568, history per transaction 281
- * (318 at 10k: blocks deflated, locations in 2^16 buckets), per live nonce 302; used_memory
- * 377 MB at 100k; expiring 2.3 MB; restart 1,487 ms; growth 10k -> 100k within 1.3 for all 9
- * routes (all at most 1.00x); writes 264 / 867 / 1,493 tx/s at 1 / 8 / 32 in flight (bursts of
- * 1,500; 1,688 at 32 at 10k), sustained 60 s at 32: 1,537 accepted and 1,532 mined a second,
- * p50 12.9 ms, p99 114 ms; pool verify 23,253/s: writeVsVerify 0.064. (The day before, quieter:
- * sustained 2,124 at p99 74 ms, writeVsVerify 0.077; that day's code run here today: sustained
- * 1,466 at p99 103 ms, bursts 245 / 815 / 1,283: README "Admission in batches".)
+ * Last results, 2026-11-26 07:18, Node v20.20.2, 2 cores (AMD EPYC; the pool verified 13,811
+ * signatures/s against 23,253 at 04:10 the same day), load average 2.3 at start, 2.9 at the end,
+ * default sizes and knobs, 703 s in all: populate 242,000 transactions; bytes per profile 607, per
+ * DM 724, per order 566, history per transaction 271 (317 at 10k); expiring 4.2 MB; restart
+ * 1,788 ms; growth 10k -> 100k: 7 of 9 routes within 1.3, get-dao-coin-limit-orders 1.65x and
+ * UsernamePrefix 1.39x over it with the noise floor (get-app-state) at 1.27x (the day's starting
+ * code, run right after, failed two as well); writes 184 / 556 / 841 tx/s at 1 / 8 / 32 in flight,
+ * sustained 60 s at 32: 1,235 accepted and 1,229 mined a second, p50 19.8 ms, p99 104 ms, CPU per
+ * write: node 949 µs (main thread 546 µs), redis-server 128 µs; writeVsVerify 0.061. The day's
+ * starting code (c040c82), run right after: sustained 887 at p99 136 ms, bursts 188 / 619 / 926.
+ * Throughput moves ±15% between identical runs on this machine: compare CPU per write.
  * @module
  */
 import { randomBytes } from 'node:crypto';
