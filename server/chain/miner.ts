@@ -18,8 +18,14 @@ import { CHANNEL_MEMPOOL, CHANNEL_TIP, FencedError, type Chain } from './chain.j
 import { randomU64 } from './random.js';
 import { DomainError } from '../errors.js';
 
-/** Nonces per pool task: small enough that a stale attempt stops within milliseconds. */
-const NONCES_PER_SLICE = 50_000;
+/**
+ * Nonces per pool task (~20 ms of WASM hashing here): small enough that a stale attempt stops
+ * within milliseconds, and each slice after the first mines the current template, so the
+ * shorter the slice, the less of the mempool a block leaves behind to connect again. Measured
+ * (1,000-profile write probe at 32 in flight, three interleaved rounds): 25,000 gave 1,087 tx/s
+ * and p99 93-104 ms where 50,000 gave 1,003 tx/s and p99 96-116 ms, at less CPU per write.
+ */
+const NONCES_PER_SLICE = 25_000;
 /** Wait after a mempool event before mining, so a burst of transactions lands in one block. */
 const BATCH_DELAY_MS = 20;
 /**
