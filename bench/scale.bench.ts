@@ -39,17 +39,17 @@
  * get-app-state and node-info do not depend on the data size: their growth is the noise floor
  * of the run (the machine's load changing between sizes), and says how far to trust the others.
  *
- * Last results, 2026-11-26 07:18, Node v20.20.2, 2 cores (AMD EPYC; the pool verified 13,811
- * signatures/s against 23,253 at 04:10 the same day), load average 2.3 at start, 2.9 at the end,
- * default sizes and knobs, 703 s in all: populate 242,000 transactions; bytes per profile 607, per
- * DM 724, per order 566, history per transaction 271 (317 at 10k); expiring 4.2 MB; restart
- * 1,788 ms; growth 10k -> 100k: 7 of 9 routes within 1.3, get-dao-coin-limit-orders 1.65x and
- * UsernamePrefix 1.39x over it with the noise floor (get-app-state) at 1.27x (the day's starting
- * code, run right after, failed two as well); writes 184 / 556 / 841 tx/s at 1 / 8 / 32 in flight,
- * sustained 60 s at 32: 1,235 accepted and 1,229 mined a second, p50 19.8 ms, p99 104 ms, CPU per
- * write: node 949 µs (main thread 546 µs), redis-server 128 µs; writeVsVerify 0.061. The day's
- * starting code (c040c82), run right after: sustained 887 at p99 136 ms, bursts 188 / 619 / 926.
- * Throughput moves ±15% between identical runs on this machine: compare CPU per write.
+ * Last results, 2026-11-26 08:07, Node v20.20.2, 2 cores (AMD EPYC; the pool verified 12,736
+ * signatures/s against 23,253 at 04:10 the same day), load average 3.1 at start, 2.1 at the end,
+ * default sizes and knobs, 696 s in all: populate 242,000 transactions; bytes per profile 607, per
+ * DM 736, per order 575, history per transaction 272 (319 at 10k); expiring 5.9 MB; restart
+ * 1,604 ms; growth 10k -> 100k: 8 of 9 routes within 1.3, node-info (which does not depend on
+ * the data) 1.56x: the run's noise (an 07:18 run had get-dao-coin-limit-orders at 1.65x and
+ * get-app-state at 1.27x); writes 178 / 591 / 867 tx/s at 1 / 8 / 32 in flight, sustained 60 s
+ * at 32: 1,207 accepted and 1,203 mined a second, p50 20.9 ms, p99 102 ms, CPU per write: node
+ * 977 µs (main thread 560 µs), redis-server 124 µs; writeVsVerify 0.068. The day's starting
+ * code (c040c82), 07:33: sustained 887 at p99 136 ms, bursts 188 / 619 / 926. Throughput moves
+ * ±15% between identical runs on this machine: compare CPU per write, or interleave runs.
  * @module
  */
 import { randomBytes } from 'node:crypto';
