@@ -145,10 +145,8 @@ function byteLength(n: number): number {
 }
 
 function orderedSmallUint(n: number): Uint8Array {
-  const len = byteLength(n);
-  const out = new Uint8Array(len + 1);
-  out[0] = len;
-  for (let i = len, t = n; i >= 1; i--, t = Math.floor(t / 256)) out[i] = t % 256;
+  const out = new Uint8Array(byteLength(n) + 1);
+  writeSmallUint(n, out, 0);
   return out;
 }
 

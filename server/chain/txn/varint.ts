@@ -45,35 +45,28 @@ export class Reader {
   }
 
   uvarint(what: string): bigint {
-    // Up to 7 bytes (49 bits) in number arithmetic: lengths, counts and most amounts end here,
-    // without a bigint per byte (a transaction decode reads dozens of uvarints).
+    // The first 7 bytes (49 bits) in number arithmetic: lengths, counts and most amounts end
+    // there, without a bigint per byte (a transaction decode reads dozens of uvarints).
     let small = 0;
     let scale = 1;
-    for (let i = 0; i < 7; i++) {
-      if (this.pos >= this.bytes.length) throw new TxnDecodeError(`${what}: unexpected end of data in uvarint`);
-      const b = this.bytes[this.pos++]!;
-      small += (b & 0x7f) * scale;
-      if (b < 0x80) {
-        // A final 0x00 after other bytes adds nothing: another spelling of a shorter varint.
-        // Core re-serializes what it parses before hashing, so such bytes can never verify.
-        if (b === 0 && i > 0) throw new TxnDecodeError(`${what}: uvarint is not minimally encoded`);
-        return BigInt(small);
-      }
-      scale *= 128;
-    }
-    let result = BigInt(small);
-    let shift = 49n;
-    for (let i = 7; i < 10; i++) {
+    let big: bigint | null = null;
+    for (let i = 0; i < 10; i++) {
       if (this.pos >= this.bytes.length) throw new TxnDecodeError(`${what}: unexpected end of data in uvarint`);
       const b = this.bytes[this.pos++]!;
       // The tenth byte may only carry the top bit of a 64-bit value (Go: "varint overflows a 64-bit integer").
       if (i === 9 && b > 1) throw new TxnDecodeError(`${what}: uvarint overflows 64 bits`);
-      result |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) {
-        if (b === 0) throw new TxnDecodeError(`${what}: uvarint is not minimally encoded`);
-        return result;
+      if (i < 7) {
+        small += (b & 0x7f) * scale;
+        scale *= 128;
+      } else {
+        big = (big ?? BigInt(small)) | (BigInt(b & 0x7f) << BigInt(7 * i));
       }
-      shift += 7n;
+      if (b < 0x80) {
+        // A final 0x00 after other bytes adds nothing: another spelling of a shorter varint.
+        // Core re-serializes what it parses before hashing, so such bytes can never verify.
+        if (b === 0 && i > 0) throw new TxnDecodeError(`${what}: uvarint is not minimally encoded`);
+        return big ?? BigInt(small);
+      }
     }
     throw new TxnDecodeError(`${what}: uvarint overflows 64 bits`);
   }
