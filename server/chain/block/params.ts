@@ -80,8 +80,16 @@ export interface ChainParams {
 /** Core's genesis header timestamp (2021-01-18T05:42:24Z). */
 export const DESO_GENESIS_TSTAMP_SECS = 1_610_948_544n;
 
-/** The dev chain's hardest target: 256× the min target's work, ~116,000 hashes (~60 ms of WASM). */
-export const DEV_HARDEST_TARGET_HEX = '0000900000000000000000000000000000000000000000000000000000000000';
+/**
+ * The dev chain's hardest target: 16× the min target's work, ~7,300 hashes (a few ms of WASM).
+ * Under a stream of writes the dev chain sits at this cap, so it decides how often the built-in
+ * miner can close a block. At 256× (~116,000 hashes) blocks came ~3.5 a second with ~600
+ * transactions each, and a block that size holds admissions up for its whole commit (p99
+ * submit-to-visible 42-62 ms at ~2,600 writes a second, 3,000-profile probe); at 16× blocks are
+ * paced by the miner's spacing instead (~10 a second, ~250 transactions, p99 33-37 ms), and the
+ * proof of work costs a sixteenth of the CPU it did.
+ */
+export const DEV_HARDEST_TARGET_HEX = '0009000000000000000000000000000000000000000000000000000000000000';
 
 /** Testnet / regtest min target. */
 export const TESTNET_MIN_TARGET_HEX = '0090000000000000000000000000000000000000000000000000000000000000';
@@ -97,7 +105,7 @@ export const MAINNET_MIN_TARGET_HEX = '000001ffff0000000000000000000000000000000
  * whoever submits them rather than by work. Because retargets are clamped at this min target,
  * blocks that come slower than 2 s never make mining easier than that; and because they are
  * clamped at `hardestTargetHex` too, blocks that come much faster never make it harder than
- * ~116,000 hashes.
+ * ~7,300 hashes.
  *
  * Unlike regtest (PoS cutover at 300), the dev chain never cuts over: posCutoverHeight is null,
  * so every PoW block pays 1 DESO + fees until the §5.7 schedule says otherwise. Set it to 300n to
