@@ -39,17 +39,19 @@
  * get-app-state and node-info do not depend on the data size: their growth is the noise floor
  * of the run (the machine's load changing between sizes), and says how far to trust the others.
  *
- * Last results, 2026-11-26 08:07, Node v20.20.2, 2 cores (AMD EPYC; the pool verified 12,736
- * signatures/s against 23,253 at 04:10 the same day), load average 3.1 at start, 2.1 at the end,
- * default sizes and knobs, 696 s in all: populate 242,000 transactions; bytes per profile 607, per
- * DM 736, per order 575, history per transaction 272 (319 at 10k); expiring 5.9 MB; restart
- * 1,604 ms; growth 10k -> 100k: 8 of 9 routes within 1.3, node-info (which does not depend on
- * the data) 1.56x: the run's noise (an 07:18 run had get-dao-coin-limit-orders at 1.65x and
- * get-app-state at 1.27x); writes 178 / 591 / 867 tx/s at 1 / 8 / 32 in flight, sustained 60 s
- * at 32: 1,207 accepted and 1,203 mined a second, p50 20.9 ms, p99 102 ms, CPU per write: node
- * 977 µs (main thread 560 µs), redis-server 124 µs; writeVsVerify 0.068. The day's starting
- * code (c040c82), 07:33: sustained 887 at p99 136 ms, bursts 188 / 619 / 926. Throughput moves
- * ±15% between identical runs on this machine: compare CPU per write, or interleave runs.
+ * Last results, 2026-11-26 10:10, Node v20.20.2, 2 cores (Intel Xeon; earlier runs the same
+ * day were on an AMD EPYC machine, whose pool verified 12,736-23,253 signatures/s), load average
+ * 1.7 at start, 2.3 at the end, default sizes and knobs, 415 s in all: populate 242,000
+ * transactions; bytes per profile 608, per DM 724, per order 567, history per transaction 279
+ * (320 at 10k); expiring 3.0 MB; restart 1,126 ms; growth 10k -> 100k: 8 of 9 routes within
+ * 1.11x, get-app-state (which does not depend on the data) 1.48x (0.16 -> 0.24 ms; 1.65x in the
+ * run before, 1.01x in a 10k -> 40k run); writes 449 / 1,274 / 2,266 tx/s at 1 / 8 / 32 in
+ * flight, sustained 60 s at 32: 2,715 accepted and 2,708 mined a second, p50 8.9 ms, p99 38.7
+ * ms, CPU per write: node 409 µs (main thread 250 µs), redis-server 58 µs; the pool verified
+ * 18,301/s: writeVsVerify 0.124. The run before, on the code before the dev chain's cheaper
+ * proof of work and 50 ms block spacing (27851f8), same machine: sustained 1,911 at p99 78 ms,
+ * CPU per write 649 µs, bursts 306 / 976 / 1,565, writeVsVerify 0.102. Throughput moves ±15%
+ * between identical runs on one machine: compare CPU per write, or interleave runs.
  * @module
  */
 import { randomBytes } from 'node:crypto';
