@@ -5,6 +5,7 @@
  */
 import { decodeBase58Check, encodeBase58Check } from './base58check.js';
 import { KeyError } from './errors.js';
+import { LruMap } from '../lru.js';
 
 export type Network = 'mainnet' | 'testnet';
 
@@ -38,7 +39,7 @@ export const PUBLIC_KEY_LENGTH = 33;
  * Bounded, ~200 bytes an entry; keys are public, so caching them leaks nothing.
  */
 const ENCODED_CACHE_ENTRIES = 32_768;
-const ENCODED: Readonly<Record<Network, Map<string, string>>> = { mainnet: new Map(), testnet: new Map() };
+const ENCODED: Readonly<Record<Network, LruMap<string, string>>> = { mainnet: new LruMap(ENCODED_CACHE_ENTRIES), testnet: new LruMap(ENCODED_CACHE_ENTRIES) };
 
 /** secp256k1 field prime p = 2^256 - 2^32 - 977 and curve constant b (y^2 = x^3 + 7), SEC 2 §2.4.1. */
 const P = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
@@ -57,8 +58,6 @@ export function encodePublicKey(key33: Uint8Array, network: Network): string {
   let text = cache.get(id);
   if (text === undefined) {
     text = encodeBase58Check(PUBLIC_KEY_PREFIXES[network], key33);
-    // Oldest first out: Map iterates in insertion order.
-    if (cache.size >= ENCODED_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
     cache.set(id, text);
   }
   return text;

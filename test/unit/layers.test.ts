@@ -24,6 +24,7 @@ const ROOT_LAYER: Readonly<Record<string, Layer>> = {
   'jsonDepth.ts': 'util',
   'jsonText.ts': 'util',
   'timeout.ts': 'util',
+  'lru.ts': 'util',
   'schema.ts': 'schema',
   'log.ts': 'app',
   'app.ts': 'app',

@@ -7,6 +7,7 @@
  */
 import { compareUtf8 } from '../../store/memory.js';
 import type { IndexRange, Store, WriteOp } from '../../store/types.js';
+import { LruMap } from '../../lru.js';
 
 /**
  * Most store reads a root view keeps. Enough for every key one block's connect or a burst of
@@ -41,13 +42,13 @@ export class StateView {
    * view; at most MAX_CACHED_READS of them (a pending view lives until the next block and
    * serves every read route meanwhile).
    */
-  private readonly cache: Map<string, unknown> | null;
+  private readonly cache: LruMap<string, unknown> | null;
 
   private constructor(
     private readonly store: Store,
     private readonly parent: StateView | null,
   ) {
-    this.cache = parent === null ? new Map() : null;
+    this.cache = parent === null ? new LruMap(MAX_CACHED_READS) : null;
   }
 
   static over(store: Store): StateView {
@@ -65,13 +66,8 @@ export class StateView {
     }
     if (this.parent !== null) return this.parent.get<T>(key);
     const cache = this.cache!;
-    if (cache.has(key)) {
-      const hit = cache.get(key);
-      // Most recently used last: a Map keeps insertion order.
-      cache.delete(key);
-      cache.set(key, hit);
-      return hit as T | undefined;
-    }
+    // `has` first: a key the store does not hold is cached as undefined.
+    if (cache.has(key)) return cache.get(key) as T | undefined;
     const v = await this.store.get<T>(key);
     this.remember(key, v);
     return v;
@@ -79,9 +75,7 @@ export class StateView {
 
   /** Keeps a store read in the root's cache, dropping the least recently used past the bound. */
   private remember(key: string, value: unknown): void {
-    const cache = this.cache!;
-    cache.set(key, value);
-    while (cache.size > MAX_CACHED_READS) cache.delete(cache.keys().next().value!);
+    this.cache!.set(key, value);
   }
 
   /**
