@@ -47,6 +47,16 @@ export class LruMap<K, V> {
     return node.value;
   }
 
+  /** The value without counting it as a use (a cache that drops the oldest insert first reads this way). */
+  peek(key: K): V | undefined {
+    return this.nodes.get(key)?.value;
+  }
+
+  /** The least recently used key (the next to go), undefined when empty. */
+  oldestKey(): K | undefined {
+    return this.oldest?.key;
+  }
+
   /** Sets the value, marking the entry most recently used, and drops the least recently used past the bound. */
   set(key: K, value: V): void {
     const known = this.nodes.get(key);

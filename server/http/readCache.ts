@@ -50,6 +50,7 @@ import { encodeValue } from '../store/codec.js';
 import type { IndexRange } from '../store/types.js';
 import { PROFILE_FLAGS_VERSION } from '../social/profileEntry.js';
 import { responseBody } from './responseNames.js';
+import { LruMap } from '../lru.js';
 
 /** Keys longer than this (large bodies) are not cached: they are rare and would crowd out the rest. */
 const MAX_KEY_CHARS = 4096;
@@ -120,7 +121,11 @@ function readId(r: StateRead): string {
 
 export class ReadCache<P extends CachePoint = CachePoint> {
   private point: P | null = null;
-  private readonly entries = new Map<string, Entry>();
+  /**
+   * Oldest stored first (read with `peek`, so a hit does not reorder): an LruMap rather than a
+   * Map, whose `keys().next()` grows slow once many entries were removed ahead of the live ones.
+   */
+  private readonly entries = new LruMap<string, Entry>(Number.MAX_SAFE_INTEGER);
   /** Entry keys by the state key they read. */
   private readonly readers = new Map<string, Set<string>>();
   private bytes = 0;
@@ -143,7 +148,7 @@ export class ReadCache<P extends CachePoint = CachePoint> {
     const id = await this.source.currentId();
     if (this.point?.id !== id) await this.updates.get();
     const version = this.point!.id;
-    const body = this.entries.get(key)?.body;
+    const body = this.entries.peek(key)?.body;
     if (body === undefined) this.misses++;
     else this.hits++;
     return { version, body };
@@ -159,7 +164,7 @@ export class ReadCache<P extends CachePoint = CachePoint> {
     const size = body.length + key.length * 2 + readList.reduce((n, r) => n + r.key.length * 2 + (r.seen?.value.length ?? 0) + 32, 0);
     if (size > this.maxBytes / 4) return;
     this.remove(key);
-    while (this.bytes + size > this.maxBytes && this.entries.size > 0) this.remove(this.entries.keys().next().value!);
+    while (this.bytes + size > this.maxBytes && this.entries.size > 0) this.remove(this.entries.oldestKey()!);
     this.entries.set(key, { body, reads: readList, size });
     this.bytes += size;
     for (const r of readList) {
@@ -207,7 +212,7 @@ export class ReadCache<P extends CachePoint = CachePoint> {
     const checks: Array<{ entryKey: string; id: string; saw: Buffer }> = [];
     const stale = new Set<string>();
     for (const entryKey of suspects) {
-      for (const r of this.entries.get(entryKey)!.reads) {
+      for (const r of this.entries.peek(entryKey)!.reads) {
         if (!changed.has(r.key)) continue;
         if (r.seen === undefined) {
           stale.add(entryKey);
@@ -233,7 +238,7 @@ export class ReadCache<P extends CachePoint = CachePoint> {
   }
 
   private remove(key: string): void {
-    const entry = this.entries.get(key);
+    const entry = this.entries.peek(key);
     if (entry === undefined) return;
     this.entries.delete(key);
     this.bytes -= entry.size;

@@ -59,7 +59,11 @@ describe('LruMap', () => {
         const op = next();
         const what = `bound ${max}, step ${step}`;
         if (op < 0.35) assert.equal(lru.get(key), model.get(key), `get ${what}`);
-        else if (op < 0.45) assert.equal(lru.has(key), model.has(key), `has ${what}`);
+        else if (op < 0.4) assert.equal(lru.has(key), model.has(key), `has ${what}`);
+        else if (op < 0.45) {
+          assert.equal(lru.peek(key), model.entries.find(([k]) => k === key)?.[1], `peek ${what}`);
+          assert.equal(lru.oldestKey(), model.entries[0]?.[0], `oldestKey ${what}`);
+        }
         else if (op < 0.55) assert.equal(lru.delete(key), model.delete(key), `delete ${what}`);
         else if (op < 0.56) {
           lru.clear();
@@ -86,11 +90,12 @@ describe('LruMap', () => {
     assert.deepEqual([...lru.keys()], ['missing', 'b'], 'the get kept "missing"; "a" was the least recently used');
   });
 
-  it('has does not count as a use', () => {
+  it('has and peek do not count as a use', () => {
     const lru = new LruMap<string, number>(2);
     lru.set('a', 1);
     lru.set('b', 2);
     assert.equal(lru.has('a'), true);
+    assert.equal(lru.peek('a'), 1);
     lru.set('c', 3);
     assert.deepEqual([...lru.keys()], ['b', 'c']);
   });
