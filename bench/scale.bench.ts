@@ -39,19 +39,20 @@
  * get-app-state and node-info do not depend on the data size: their growth is the noise floor
  * of the run (the machine's load changing between sizes), and says how far to trust the others.
  *
- * Last results, 2026-11-26 10:10, Node v20.20.2, 2 cores (Intel Xeon; earlier runs the same
+ * Last results, 2026-11-26 10:43, Node v20.20.2, 2 cores (Intel Xeon; earlier runs the same
  * day were on an AMD EPYC machine, whose pool verified 12,736-23,253 signatures/s), load average
- * 1.7 at start, 2.3 at the end, default sizes and knobs, 415 s in all: populate 242,000
- * transactions; bytes per profile 608, per DM 724, per order 567, history per transaction 279
- * (320 at 10k); expiring 3.0 MB; restart 1,126 ms; growth 10k -> 100k: 8 of 9 routes within
- * 1.11x, get-app-state (which does not depend on the data) 1.48x (0.16 -> 0.24 ms; 1.65x in the
- * run before, 1.01x in a 10k -> 40k run); writes 449 / 1,274 / 2,266 tx/s at 1 / 8 / 32 in
- * flight, sustained 60 s at 32: 2,715 accepted and 2,708 mined a second, p50 8.9 ms, p99 38.7
- * ms, CPU per write: node 409 µs (main thread 250 µs), redis-server 58 µs; the pool verified
- * 18,301/s: writeVsVerify 0.124. The run before, on the code before the dev chain's cheaper
- * proof of work and 50 ms block spacing (27851f8), same machine: sustained 1,911 at p99 78 ms,
- * CPU per write 649 µs, bursts 306 / 976 / 1,565, writeVsVerify 0.102. Throughput moves ±15%
- * between identical runs on one machine: compare CPU per write, or interleave runs.
+ * 2.3 at start, 1.9 at the end, default sizes and knobs, 389 s in all: populate 242,000
+ * transactions; bytes per profile 608, per DM 724, per order 573, history per transaction 271
+ * (319 at 10k); restart 941 ms; growth 10k -> 100k: every route within 1.20x (get-app-state
+ * 1.09x, 0.07 ms at both sizes, since the state view's read cache is an LruMap: it was 1.48-1.65x
+ * with a Map re-inserted on every hit); writes 464 / 1,343 / 2,200 tx/s at 1 / 8 / 32 in flight,
+ * sustained 60 s at 32: 2,793 accepted and 2,788 mined a second, p50 8.7 ms, p99 37.8 ms, CPU
+ * per write: node 396 µs (main thread 242 µs), redis-server 59 µs; the pool verified 20,649/s:
+ * writeVsVerify 0.107 (0.124 in a 10:10 run). The same morning, on the code before the dev
+ * chain's cheaper proof of work and 50 ms block spacing (27851f8), same machine: sustained 1,911
+ * at p99 78 ms, CPU per write 649 µs, bursts 306 / 976 / 1,565, writeVsVerify 0.102.
+ * Throughput moves ±15% between identical runs on one machine: compare CPU per write, or
+ * interleave runs.
  * @module
  */
 import { randomBytes } from 'node:crypto';
