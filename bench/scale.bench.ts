@@ -36,8 +36,9 @@
  * --write-batch 300 --read-ms 1000 --sustain-seconds 10`.
  *
  * The node, redis-server, the load generator and this process share the machine's cores.
- * get-app-state and node-info do not depend on the data size: their growth is the noise floor
- * of the run (the machine's load changing between sizes), and says how far to trust the others.
+ * get-app-state and node-info should not depend on the data size: their growth is the noise
+ * floor of the run (the machine's load changing between sizes), or a cost that grows where it
+ * must not (get-app-state's 1.5x was every cache hit of a full state view costing ~30 µs).
  *
  * Last results, 2026-11-26 10:43, Node v20.20.2, 2 cores (Intel Xeon; earlier runs the same
  * day were on an AMD EPYC machine, whose pool verified 12,736-23,253 signatures/s), load average
