@@ -6,19 +6,9 @@
  * Null where /proc is not there.
  * @module
  */
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-
-/** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on Linux). */
-const TICKS_PER_SEC = 100;
-
-/** user + system seconds of a process (`/proc/<pid>/stat`) or one of its threads (`/proc/<pid>/task/<tid>/stat`). */
-function cpuSeconds(statPath: string): number {
-  // Fields after the command name (which may hold spaces, closed by the last ')'): utime and stime are the 12th and 13th.
-  const stat = readFileSync(statPath, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SEC;
-}
+import { processCpuMs } from '../http/harness.js';
+import { mainThreadCpuMs } from '../load/node.js';
 
 export interface CpuPerWrite {
   /** µs of CPU per accepted write: the node (all threads: HTTP, admission, blocks, crypto workers, the built-in miner's hashing). */
@@ -39,13 +29,10 @@ export async function countCpu(nodePid: number, redisUrl: string): Promise<{ per
   } finally {
     client.disconnect();
   }
-  const paths = { node: `/proc/${nodePid}/stat`, main: `/proc/${nodePid}/task/${nodePid}/stat`, redis: `/proc/${redisPid}/stat` };
+  /** CPU ms so far; null where /proc cannot say (the readers answer NaN). */
   const sample = (): { node: number; main: number; redis: number } | null => {
-    try {
-      return { node: cpuSeconds(paths.node), main: cpuSeconds(paths.main), redis: cpuSeconds(paths.redis) };
-    } catch {
-      return null;
-    }
+    const s = { node: processCpuMs(nodePid), main: mainThreadCpuMs(nodePid), redis: processCpuMs(redisPid) };
+    return Number.isNaN(s.node + s.main + s.redis) ? null : s;
   };
   const start = sample();
   if (start === null) return null;
@@ -53,7 +40,7 @@ export async function countCpu(nodePid: number, redisUrl: string): Promise<{ per
     per(accepted) {
       const end = sample();
       if (end === null || accepted === 0) return null;
-      const us = (s: number): number => Math.round((s * 1e6) / accepted);
+      const us = (ms: number): number => Math.round((ms * 1e3) / accepted);
       return { nodeUs: us(end.node - start.node), nodeMainUs: us(end.main - start.main), redisUs: us(end.redis - start.redis) };
     },
   };
