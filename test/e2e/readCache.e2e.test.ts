@@ -19,6 +19,7 @@ import { sharedReadCache } from '../../server/http/readCache.js';
 import { issueJwt } from '../../server/identity/jwt.js';
 import { dmBody, keyPair, profileBody, startChainNode, type ChainNode, type J, type KeyPair } from '../helpers/chainNode.js';
 import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
+import { seededRandom } from '../helpers/seededRandom.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const COIN = 10n ** 18n;
@@ -27,15 +28,6 @@ const STEPS = 60;
 /** Far after every message: the first page of a thread. */
 const FIRST_PAGE = '2000000000000000000';
 
-/** mulberry32: the same stream of steps on every run. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let redis: RedisServer;
 let cached: ChainNode;
@@ -147,7 +139,7 @@ after(async () => {
 
 describe('the read cache under a stream of writes and blocks from two nodes', () => {
   it(`answers every cached route as a node without a cache does, after each of ${STEPS} steps`, async () => {
-    const random = rng(8);
+    const random = seededRandom(8); // the same stream of steps on every run
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
     const cache = sharedReadCache(cached.deps)!;
     assert.ok(cache !== null, 'node A caches');

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LruMap } from '../../server/lru.js';
+import { seededRandom } from '../helpers/seededRandom.js';
 
 /** The plain definition: entries least recently used first; a get or set moves one to the end. */
 class ModelLru<K, V> {
@@ -37,21 +38,10 @@ class ModelLru<K, V> {
   }
 }
 
-/** A small deterministic generator (xorshift32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
-
 describe('LruMap', () => {
   it('answers and evicts as the plain model over 5,000 random operations per bound', () => {
     for (const max of [1, 2, 3, 10, 64]) {
-      const next = random(max * 7919);
+      const next = seededRandom(max * 7919);
       const lru = new LruMap<string, number>(max);
       const model = new ModelLru<string, number>(max);
       for (let step = 0; step < 5000; step++) {

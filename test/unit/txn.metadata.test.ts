@@ -49,6 +49,7 @@ import {
 } from '../../server/chain/txn/metadata.js';
 import { encodeUvarint } from '../../server/chain/txn/varint.js';
 import { bytesToHex, hexToBytes, readSharedVectors } from '../helpers/vectors.js';
+import { mulberry32 } from '../helpers/seededRandom.js';
 
 const U64_MAX = (1n << 64n) - 1n;
 const U256_MAX = (1n << 256n) - 1n;
@@ -125,17 +126,11 @@ function assertDecodeError(type: number, bytes: Uint8Array, expected: string | R
   );
 }
 
-/** mulberry32: a small seeded PRNG so every run draws the same instances. */
+/** Draws from mulberry32, so every run draws the same instances. */
 class Rand {
-  private s: number;
+  readonly next: () => number;
   constructor(seed: number) {
-    this.s = seed >>> 0;
-  }
-  next(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
+    this.next = mulberry32(seed);
   }
   int(n: number): number {
     return this.next() % n;
