@@ -11,12 +11,13 @@ import type { ChainParams } from './block/params.js';
 import { chainKeys, type BlockRecord, type TipRecord } from './state/keys.js';
 import type { Store } from '../store/types.js';
 import { fromHex } from '../hex.js';
+import { LruMap } from '../lru.js';
 
 /** Block timestamps remembered: well above what one retarget window looks back at. */
 const MAX_REMEMBERED = 256;
 
 export class Targets {
-  private readonly tstamps = new Map<string, bigint>();
+  private readonly tstamps = new LruMap<string, bigint>(MAX_REMEMBERED);
 
   constructor(
     private readonly store: Store,
@@ -39,7 +40,6 @@ export class Targets {
     if (!block) throw new Error(`no main-chain block at height ${height}`);
     const tstamp = decodeHeader(block.header).tstampSecs;
     this.tstamps.set(hashHex, tstamp);
-    if (this.tstamps.size > MAX_REMEMBERED) this.tstamps.delete(this.tstamps.keys().next().value!);
     return tstamp;
   }
 }
