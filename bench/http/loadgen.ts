@@ -19,6 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { ResponseParser, type ParsedResponse } from './responseParser.js';
 import { exitWithUsageError, runCommandLine, UsageError, type CommandSpec } from '../../server/cli.js';
 
 export interface LoadOptions {
@@ -85,37 +86,6 @@ export interface LoadResult {
   cpuPct: number;
   /** Per label, when `requests` carried labels. */
   byLabel?: Record<string, LabelResult>;
-}
-
-const CR = 13;
-const LF = 10;
-const HEADER_END = Buffer.from('\r\n\r\n', 'latin1');
-const H_CONTENT_LENGTH = Buffer.from('content-length:', 'latin1');
-const H_TRANSFER_ENCODING = Buffer.from('transfer-encoding:', 'latin1');
-const H_CONNECTION = Buffer.from('connection:', 'latin1');
-
-/** Parser states. */
-const S_HEADERS = 0;
-const S_BODY = 1;
-const S_CHUNK_SIZE = 2;
-const S_CHUNK_DATA = 3;
-const S_TRAILERS = 4;
-
-/** Case-insensitive match of a lower-case header name at `p`; ASCII letters, '-' and ':' only. */
-function nameAt(data: Buffer, p: number, end: number, lower: Buffer): boolean {
-  if (p + lower.length > end) return false;
-  for (let i = 0; i < lower.length; i++) if ((data[p + i]! | 0x20) !== lower[i]) return false;
-  return true;
-}
-
-function skipSpaces(data: Buffer, p: number, end: number): number {
-  while (p < end && (data[p] === 32 || data[p] === 9)) p++;
-  return p;
-}
-
-function lineEnd(data: Buffer, p: number, end: number): number {
-  while (p < end && data[p] !== CR) p++;
-  return p;
 }
 
 class Latencies {
@@ -214,20 +184,15 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     const socket: Socket = connect({ port: opts.port, host, noDelay: true });
     open++;
     reconnects++;
-    let state = S_HEADERS;
-    let leftover: Buffer | null = null;
-    let status = 0;
-    let remaining = 0;
-    let closeAfter = false;
     let inFlight = false;
     let sentAt = 0n;
     let sentTag = 0;
     let failed = false;
+    const parser = new ResponseParser(false, (r) => complete(r));
 
     const send = (): void => {
       inFlight = true;
-      state = S_HEADERS;
-      closeAfter = false;
+      parser.expect();
       sentAt = process.hrtime.bigint();
       sentTag = tagOf[nextRequest]!;
       socket.write(prebuilt[nextRequest]!);
@@ -241,7 +206,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
       socket.destroy();
     };
 
-    const complete = (): void => {
+    const complete = ({ status, closeAfter }: ParsedResponse): void => {
       inFlight = false;
       if (phase === 1) {
         latencies.push(Number(process.hrtime.bigint() - sentAt), sentTag);
@@ -275,99 +240,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadResult> {
     });
 
     socket.on('data', (chunk: Buffer) => {
-      let data = chunk;
-      if (leftover !== null) {
-        data = Buffer.concat([leftover, chunk]);
-        leftover = null;
-      }
-      let p = 0;
-      const end = data.length;
-      while (p < end) {
-        if (!inFlight) return fail(); // bytes nobody asked for
-        switch (state) {
-          case S_HEADERS: {
-            const h = data.indexOf(HEADER_END, p);
-            if (h === -1) {
-              leftover = data.subarray(p);
-              return;
-            }
-            // "HTTP/1.1 200 OK"
-            if (h - p < 12 || data[p] !== 0x48 || data[p + 8] !== 32) return fail();
-            status = (data[p + 9]! - 48) * 100 + (data[p + 10]! - 48) * 10 + (data[p + 11]! - 48);
-            let length = -1;
-            let chunked = false;
-            // Each header line starts after a CRLF; h points at the blank line's CRLF.
-            for (let q = data.indexOf(LF, p) + 1; q > 0 && q < h + 2; q = data.indexOf(LF, q) + 1) {
-              const first = data[q]! | 0x20;
-              if (first === 0x63 /* c */ && nameAt(data, q, h, H_CONTENT_LENGTH)) {
-                let v = skipSpaces(data, q + H_CONTENT_LENGTH.length, h);
-                length = 0;
-                for (; v < h && data[v]! >= 48 && data[v]! <= 57; v++) length = length * 10 + data[v]! - 48;
-              } else if (first === 0x63 && nameAt(data, q, h, H_CONNECTION)) {
-                const v = skipSpaces(data, q + H_CONNECTION.length, h);
-                closeAfter = data.toString('latin1', v, lineEnd(data, v, h)).toLowerCase().includes('close');
-              } else if (first === 0x74 /* t */ && nameAt(data, q, h, H_TRANSFER_ENCODING)) {
-                const v = skipSpaces(data, q + H_TRANSFER_ENCODING.length, h);
-                chunked = data.toString('latin1', v, lineEnd(data, v, h)).toLowerCase().includes('chunked');
-              }
-            }
-            p = h + 4;
-            if (chunked) {
-              state = S_CHUNK_SIZE;
-            } else if (length >= 0) {
-              state = S_BODY;
-              remaining = length;
-              if (remaining === 0) complete();
-            } else if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
-              complete();
-            } else {
-              return fail(); // read-until-close bodies are not supported; both servers send a length
-            }
-            break;
-          }
-          case S_BODY: {
-            const take = Math.min(remaining, end - p);
-            p += take;
-            remaining -= take;
-            if (remaining === 0) complete();
-            break;
-          }
-          case S_CHUNK_SIZE: {
-            const lf = data.indexOf(LF, p);
-            if (lf === -1) {
-              leftover = data.subarray(p);
-              return;
-            }
-            const size = parseInt(data.toString('latin1', p, lf), 16); // stops at ';' or CR
-            if (!Number.isFinite(size) || size < 0) return fail();
-            p = lf + 1;
-            if (size === 0) state = S_TRAILERS;
-            else {
-              state = S_CHUNK_DATA;
-              remaining = size + 2; // data and its CRLF
-            }
-            break;
-          }
-          case S_CHUNK_DATA: {
-            const take = Math.min(remaining, end - p);
-            p += take;
-            remaining -= take;
-            if (remaining === 0) state = S_CHUNK_SIZE;
-            break;
-          }
-          case S_TRAILERS: {
-            const lf = data.indexOf(LF, p);
-            if (lf === -1) {
-              leftover = data.subarray(p);
-              return;
-            }
-            const empty = lf === p || (lf === p + 1 && data[p] === CR);
-            p = lf + 1;
-            if (empty) complete();
-            break;
-          }
-        }
-      }
+      if (!parser.feed(chunk)) fail();
     });
   };
 

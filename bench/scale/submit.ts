@@ -1,12 +1,13 @@
 /**
- * submit-transaction with a fixed number of requests in flight, over keep-alive connections.
+ * submit-transaction with a fixed number of requests in flight, one keep-alive connection each
+ * (raw sockets: bench/http/keepAliveClient.ts, so the client takes little of the cores the node
+ * shares with it).
  * A full mempool (400 RuleErrorMempoolFull) or a busy one (503) is waited out and the same
  * transaction sent again, as a wallet would; any other refusal counts as an error.
  * @module
  */
-import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freshRequest } from '../load/node.js';
+import { KeepAliveConnection } from '../http/keepAliveClient.js';
 
 /** Wait before resending a transaction the mempool had no room or time for. */
 const RETRY_AFTER_MS = 200;
@@ -40,12 +41,14 @@ export interface SubmitOptions {
 }
 
 export async function submitAll(port: number, txns: readonly TxnSource[], inFlight: number, opts: SubmitOptions = {}): Promise<SubmitStats> {
-  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
   const stats: SubmitStats = { submitted: 0, accepted: 0, errors: 0, retries: 0, elapsedMs: 0, errorSamples: [], lastHashHex: '', latencyMs: { p50: 0, p99: 0 } };
   const latencies: number[] = [];
   const stopAt = opts.forMs === undefined ? Infinity : performance.now() + opts.forMs;
   let next = 0;
+  const connections: KeepAliveConnection[] = [];
   const worker = async (): Promise<void> => {
+    const connection = new KeepAliveConnection(port);
+    connections.push(connection);
     while (next < txns.length && performance.now() < stopAt) {
       stats.submitted++;
       const bytes = await txns[next++]!();
@@ -54,7 +57,7 @@ export async function submitAll(port: number, txns: readonly TxnSource[], inFlig
         let r: { status: number; text: string };
         const sentAt = performance.now();
         try {
-          r = await freshRequest(port, 'POST', '/api/v0/submit-transaction', body, agent);
+          r = await connection.post('/api/v0/submit-transaction', body);
         } catch (err) {
           r = { status: 0, text: (err as Error).message };
         }
@@ -78,7 +81,7 @@ export async function submitAll(port: number, txns: readonly TxnSource[], inFlig
   try {
     await Promise.all(Array.from({ length: Math.min(inFlight, txns.length) }, worker));
   } finally {
-    agent.destroy();
+    for (const c of connections) c.close();
   }
   stats.elapsedMs = performance.now() - t0;
   latencies.sort((a, b) => a - b);
