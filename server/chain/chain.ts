@@ -33,7 +33,7 @@ import type { StateIndexReader, StateReader } from './state/reader.js';
 import type { StateView } from './state/view.js';
 import { Targets } from './targets.js';
 import { Templates, type BlockTemplate } from './templates.js';
-import { decodeTxn, encodeTxn, txnHash } from './txn/envelope.js';
+import { decodeTxn, encodeTxn, txnHash, type TxnEnvelope } from './txn/envelope.js';
 import { encodeMetadata, TxnType } from './txn/metadata.js';
 import { toHex as hex } from '../hex.js';
 
@@ -270,8 +270,8 @@ export class Chain {
    * @throws {TxnDecodeError} malformed bytes; {RuleError} a broken rule (duplicate, signature,
    *   nonce, balance, …); {MempoolBusyError} the mempool kept changing under it
    */
-  submitTransaction(bytes: Uint8Array): Promise<SubmittedTxn> {
-    return this.admissions.submit(bytes);
+  submitTransaction(bytes: Uint8Array, decoded?: TxnEnvelope): Promise<SubmittedTxn> {
+    return this.admissions.submit(bytes, decoded);
   }
 
   /** How many transactions wait in the mempool (one store call; metrics read it per scrape). */

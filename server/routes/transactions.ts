@@ -106,7 +106,7 @@ export function transactionRoutes(deps: AppDeps): Route[] {
         if (txn.v1 && (txn.v1.feeNanos * 1000n) / BigInt(bytes.length) > MAX_FEE_RATE_NANOS_PER_KB) {
           throw badRequest('SubmitTransactionRequest: Transaction fee rate too high');
         }
-        const r = await deps.chain.submitTransaction(bytes);
+        const r = await deps.chain.submitTransaction(bytes, txn);
         return json({
           Transaction: txnJson(r.txn),
           TxnHashHex: r.hashHex,

@@ -253,6 +253,28 @@ describe('keys: round trips of random real keys', () => {
   });
 });
 
+describe('keys: encodeBase58Check agrees with bs58check', () => {
+  it('on 5,000 random payloads of 0-80 bytes, a third of them with leading zero bytes', () => {
+    for (let i = 0; i < 5_000; i++) {
+      const prefix = i % 7 === 0 ? new Uint8Array(3) : randomBytes(3);
+      const payload = randomBytes(i % 81);
+      if (i % 3 === 0) payload.fill(0, 0, Math.min(payload.length, i % 5));
+      assert.equal(encodeBase58Check(prefix, payload), bs58check.encode(concat(prefix, payload)), `payload ${bytesToHex(payload)}`);
+    }
+  });
+
+  it('on all-zero and all-0xff inputs of every length up to 64', () => {
+    for (let n = 0; n <= 64; n++) {
+      for (const fill of [0, 0xff]) {
+        const payload = new Uint8Array(n).fill(fill);
+        for (const prefix of [[0, 0, 0], [0xff, 0xff, 0xff], PUBLIC_KEY_PREFIXES.mainnet]) {
+          assert.equal(encodeBase58Check(prefix, payload), bs58check.encode(concat(Uint8Array.from(prefix), payload)));
+        }
+      }
+    }
+  });
+});
+
 describe('keys: error codes and messages', () => {
   const key = randomPublicKey();
   const mainnetKey = encodePublicKey(key, 'mainnet');

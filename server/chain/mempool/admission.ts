@@ -53,13 +53,13 @@ export class Admissions {
   /**
    * Validates a signed transaction against the tip plus the mempool and adds it. Concurrent
    * submissions are admitted in batches (admitBatch): the answer is the same as one at a time,
-   * in arrival order.
+   * in arrival order. `decoded` is `decodeTxn(bytes)` when the caller has it already.
    * @throws {TxnDecodeError} malformed bytes; {RuleError} a broken rule (duplicate, signature,
    *   nonce, balance, …); {MempoolBusyError} the mempool kept changing under it
    */
-  async submit(bytes: Uint8Array): Promise<SubmittedTxn> {
+  async submit(bytes: Uint8Array, decoded?: TxnEnvelope): Promise<SubmittedTxn> {
     if (bytes.length > MAX_TXN_BYTES) throw new RuleError('RuleErrorTxnTooBig', `${bytes.length} bytes is over the ${MAX_TXN_BYTES}-byte limit`);
-    const txn = decodeTxn(bytes);
+    const txn = decoded ?? decodeTxn(bytes);
     const hash = txnHash(bytes);
     if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
     // Checked before queueing, so signatures are verified (batched by the crypto service) while
