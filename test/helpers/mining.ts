@@ -50,6 +50,6 @@ export async function solvedBlock(chain: Chain, crypto: CryptoService, rewardPk:
     v1: null,
   });
   const all = [reward, ...txns];
-  const unsolved = encodeHeader({ ...decodeHeader(template.headers[0]!), transactionMerkleRoot: merkleRoot(all.map(txnHash)) });
+  const unsolved = encodeHeader({ ...decodeHeader(template.headers[0]!), transactionMerkleRoot: merkleRoot(all.map((b) => txnHash(b))) });
   return { header: await solveHeader(crypto, unsolved, template.target), txns: all };
 }

@@ -60,7 +60,7 @@ export class Admissions {
   async submit(bytes: Uint8Array, decoded?: TxnEnvelope): Promise<SubmittedTxn> {
     if (bytes.length > MAX_TXN_BYTES) throw new RuleError('RuleErrorTxnTooBig', `${bytes.length} bytes is over the ${MAX_TXN_BYTES}-byte limit`);
     const txn = decoded ?? decodeTxn(bytes);
-    const hash = txnHash(bytes);
+    const hash = txnHash(bytes, txn);
     if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
     // Checked before queueing, so signatures are verified (batched by the crypto service) while
     // the admission batch before this one commits.

@@ -105,7 +105,7 @@ async function checkOwnSignatures(crypto: CryptoService, txns: readonly SignedTx
     const s = BigInt(`0x${Buffer.from(sig.compact.subarray(32)).toString('hex')}`);
     if (s > HALF_N) return fail(i, 'RuleErrorTxnSigHasHighS', 'signatures must be low-S');
     const named = namedDerivedKey(txn);
-    const hash = hashToSign(bytes);
+    const hash = hashToSign(bytes, txn);
     if (sig.recoveryId !== null) {
       if (named !== undefined) return fail(i, 'RuleErrorDerivedKeyHasBothExtraDataAndRecoveryId', 'use either ExtraData DerivedPublicKey or a DeSo-DER signature, not both');
       recover.push({ hash, signature: sig.compact, recovery: sig.recoveryId });

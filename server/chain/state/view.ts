@@ -59,15 +59,26 @@ export class StateView {
     return new StateView(this.store, this);
   }
 
-  async get<T>(key: string): Promise<T | undefined> {
-    if (this.writes.has(key)) {
-      const v = this.writes.get(key);
-      return v === DELETED ? undefined : (v as T);
+  get<T>(key: string): Promise<T | undefined> {
+    // Down the chain of parents in a loop, not an async call per level: a replay's view sits
+    // under its extensions', a batch's and a transaction's, and every level was a promise.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    let view: StateView = this;
+    for (;;) {
+      if (view.writes.has(key)) {
+        const v = view.writes.get(key);
+        return Promise.resolve(v === DELETED ? undefined : (v as T));
+      }
+      if (view.parent === null) break;
+      view = view.parent;
     }
-    if (this.parent !== null) return this.parent.get<T>(key);
-    const cache = this.cache!;
+    const cache = view.cache!;
     // `has` first: a key the store does not hold is cached as undefined.
-    if (cache.has(key)) return cache.get(key) as T | undefined;
+    if (cache.has(key)) return Promise.resolve(cache.get(key) as T | undefined);
+    return view.readThrough<T>(key);
+  }
+
+  private async readThrough<T>(key: string): Promise<T | undefined> {
     const v = await this.store.get<T>(key);
     this.remember(key, v);
     return v;

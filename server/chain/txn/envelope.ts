@@ -107,8 +107,7 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
 }
 
 /** The bytes with the signature field replaced by `signature` (empty ⇒ the unsigned `00`). */
-export function withSignature(bytes: Uint8Array, signature: Uint8Array): Uint8Array {
-  const { signatureField } = decodeTxn(bytes);
+export function withSignature(bytes: Uint8Array, signature: Uint8Array, signatureField = decodeTxn(bytes).signatureField): Uint8Array {
   return concat([
     bytes.subarray(0, signatureField.start),
     encodeUvarint(signature.length),
@@ -133,13 +132,17 @@ export function signUnsigned(unsigned: Uint8Array, signature: Uint8Array): Uint8
 }
 
 /** The digest a signer signs: sha256d of the transaction with an empty signature (§5.4). */
-export function hashToSign(bytes: Uint8Array): Uint8Array {
-  return sha256d(withSignature(bytes, new Uint8Array(0)));
+export function hashToSign(bytes: Uint8Array, decoded?: Pick<TxnEnvelope, 'signatureField'>): Uint8Array {
+  return sha256d(withSignature(bytes, new Uint8Array(0), decoded?.signatureField));
 }
 
-/** The transaction id: sha256d of the bytes as they are (signature included). */
-export function txnHash(bytes: Uint8Array): Uint8Array {
-  decodeTxn(bytes);
+/**
+ * The transaction id: sha256d of the bytes as they are (signature included), once they decode
+ * as a transaction. `decoded` (`decodeTxn(bytes)` already made by the caller) skips decoding
+ * them again: submit-transaction decoded each one three times.
+ */
+export function txnHash(bytes: Uint8Array, decoded?: TxnEnvelope): Uint8Array {
+  if (decoded === undefined) decodeTxn(bytes);
   return sha256d(bytes);
 }
 
