@@ -41,18 +41,18 @@
  * floor of the run (the machine's load changing between sizes), or a cost that grows where it
  * must not (get-app-state's 1.5x was every cache hit of a full state view costing ~30 µs).
  *
- * Last results, 2026-11-26 10:43, Node v20.20.2, 2 cores (Intel Xeon; earlier runs the same
- * day were on an AMD EPYC machine, whose pool verified 12,736-23,253 signatures/s), load average
- * 2.3 at start, 1.9 at the end, default sizes and knobs, 389 s in all: populate 242,000
- * transactions; bytes per profile 608, per DM 724, per order 573, history per transaction 271
- * (319 at 10k); restart 941 ms; growth 10k -> 100k: every route within 1.20x (get-app-state
- * 1.09x, 0.07 ms at both sizes, since the state view's read cache is an LruMap: it was 1.48-1.65x
- * with a Map re-inserted on every hit); writes 464 / 1,343 / 2,200 tx/s at 1 / 8 / 32 in flight,
- * sustained 60 s at 32: 2,793 accepted and 2,788 mined a second, p50 8.7 ms, p99 37.8 ms, CPU
- * per write: node 396 µs (main thread 242 µs), redis-server 59 µs; the pool verified 20,649/s:
- * writeVsVerify 0.107 (0.124 in a 10:10 run). The same morning, on the code before the dev
- * chain's cheaper proof of work and 50 ms block spacing (27851f8), same machine: sustained 1,911
- * at p99 78 ms, CPU per write 649 µs, bursts 306 / 976 / 1,565, writeVsVerify 0.102.
+ * Last results, 2026-11-26 13:20, Node v20.20.2, 2 cores (Intel Xeon @ 2.50GHz, a slower and
+ * more variable machine than the morning's), load average 2.0 at start, 2.7 at the end, default
+ * sizes and knobs, 657 s in all: bytes per profile 607, per DM 724, per order 572, history per
+ * transaction 288; restart 1,316 ms; writes 281 / 1,000 / 1,278 tx/s at 1 / 8 / 32 in flight,
+ * the pool verifying 11,250/s before them and 9,918/s after: writeVsVerify 0.121; sustained 60 s
+ * at 32: 1,326 accepted and 1,322 mined a second, p50 18 ms, p99 80 ms, CPU per write node 862 µs
+ * (main thread 554 µs), redis-server 118 µs. Growth: every route within 0.94x but
+ * get-dao-coin-limit-orders, 2.60 -> 4.12 ms (1.59x): that route's p50 is ~2.5 ms or ~4 ms per
+ * node process (1.04x, 1.46x, 0.64x and 1.59x in four runs that day), not yet explained. The
+ * morning's faster machine (10:43): writes 464 / 1,343 / 2,200, sustained 2,793 at p99 37.8 ms,
+ * pool 20,649/s, writeVsVerify 0.107, with the node:http client (~200 µs of CPU per request
+ * against ~60-80 µs for the raw sockets used since).
  * Throughput moves ±15% between identical runs on one machine: compare CPU per write, or
  * interleave runs.
  * @module
