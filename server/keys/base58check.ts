@@ -25,8 +25,9 @@ export interface Base58CheckParts {
   payload: Uint8Array;
 }
 
-const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const ALPHABET_CODES = Buffer.from(ALPHABET, 'latin1');
+/** The Bitcoin Base58 alphabet: digit values 0-57 in order. */
+export const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const ALPHABET_CODES = Buffer.from(BASE58_ALPHABET, 'latin1');
 const CHECKSUM_BYTES = 4;
 
 /** Five base-58 digits per limb: 58^5 < 2^30, and a limb × 256 + carry stays an exact double. */

@@ -22,6 +22,7 @@
 import { randomInt } from 'node:crypto';
 import { DomainError } from '../errors.js';
 import { toHex } from '../hex.js';
+import { BASE58_ALPHABET } from '../keys/base58check.js';
 import type { Guard, Store, WriteOp } from '../store/types.js';
 
 /** Largest referrer or referee reward an admin may set, in USD cents ($1000, as the reference). */
@@ -35,7 +36,6 @@ export const REFERRAL_HASH_LENGTH = 8;
  */
 const MAX_CAS_ATTEMPTS = 20;
 
-const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]{1,64}$/;
 
 export const referralKeys = {
