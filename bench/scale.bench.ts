@@ -225,10 +225,10 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       // At the largest size, the pool's verify rate is measured just before and just after its
       // write levels: the machine's speed drifts by half or more within minutes on a shared
       // host, and writeVsVerify compares two rates, so they are measured side by side.
-      const last = i === o.sizes.length - 1;
-      if (last) verifyAround.push(await poolVerifyRate(threads));
+      const largest = i === o.sizes.length - 1;
+      if (largest) verifyAround.push(await poolVerifyRate(threads));
       const writes = await measureWrites(port, data, factory, o.writeBatch, i);
-      if (last) verifyAround.push(await poolVerifyRate(threads));
+      if (largest) verifyAround.push(await poolVerifyRate(threads));
       const r: SizeResult = {
         size,
         populate: { txns: data.txns, wallSeconds, submitSeconds: data.submitMs / 1000, msPer1kTxns: (data.submitMs / data.txns) * 1000, byKind: { ...data.byKind } },
