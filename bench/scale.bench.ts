@@ -16,8 +16,9 @@
  *      answers 200 and until a profile read does;
  *    - read routes, read cache off (bench/scale/reads.ts): p50/p99 of each route from the load
  *      generator, answers of the same size at every data size;
- *    - writes (bench/scale/writeRate.ts): a batch of pre-signed transfers at 1, 8 and 32 in
- *      flight, each batch mined before the next.
+ *    - writes (bench/scale/writeRate.ts): after an unmeasured batch that warms the restarted
+ *      node's write path, a batch of pre-signed transfers at 1, 8 and 32 in flight, each batch
+ *      mined before the next.
  * 3. The crypto pool's verify rate (the node's worker count), measured here, just before and
  *    just after the largest size's write levels; writeVsVerify divides by their mean.
  *

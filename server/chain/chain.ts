@@ -96,6 +96,7 @@ export class Chain {
       now: opts.now ?? Date.now,
       connectContext: (height) => this.context(height),
       position: () => this.position(),
+      commitMovingTo: (ops, guards, position) => this.positionRead.commitLeaving(() => this.store.commit(ops, guards), position),
     };
     const targets = new Targets(opts.store, opts.params);
     this.pending = new PendingState(ctx);

@@ -188,7 +188,10 @@ export class MemoryStore implements Store {
         return false;
       }
     }
+    // One change however many ops (each op's own step would count one each): ChangeEpoch.
+    const epoch = this.changes.epoch;
     for (const op of prepared.ops) this.apply(op);
+    this.changes.epoch = epoch + 1;
     return true;
   }
 

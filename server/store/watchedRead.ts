@@ -17,7 +17,10 @@ import { FreshRead } from './freshRead.js';
 
 /** What a watched read needs from its store. */
 export interface ChangeEpoch {
-  /** Bumped by every commit the store learns of (or anything after which it cannot tell). */
+  /**
+   * Bumped by every commit the store learns of (or anything after which it cannot tell); by
+   * exactly one for each commit of its own (WatchedRead.commitLeaving relies on it).
+   */
   readonly epoch: number;
   /** Whether a value remembered in the current epoch may be answered now. */
   trusted(): boolean;
@@ -47,6 +50,19 @@ export class WatchedRead<T> {
     const r = this.remembered;
     if (r !== null && r.epoch === this.changes.epoch && this.changes.trusted()) return Promise.resolve(r.value);
     return this.fresh.get();
+  }
+
+  /**
+   * Runs `commit`, a guarded commit of this store that, when it succeeds, leaves the read's
+   * value at `value`, and remembers that value unless the store learnt of any other change
+   * while it ran (the epoch moved by more than the commit's own step): the writer of a change
+   * need not read back what it wrote. Resolves as `commit` does.
+   */
+  async commitLeaving(commit: () => Promise<boolean>, value: T): Promise<boolean> {
+    const before = this.changes.epoch;
+    const ok = await commit();
+    if (ok && this.changes.epoch === before + 1) this.remembered = { epoch: before + 1, value };
+    return ok;
   }
 }
 

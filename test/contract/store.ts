@@ -722,7 +722,7 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
           reads++;
           return store.get<number>(key);
         });
-        return { get: () => w.get(), reads: () => reads };
+        return { get: () => w.get(), reads: () => reads, watched: w };
       };
       /** Until answering `n` gets in a row costs no read: the store vouches for the remembered value. */
       const remembering = async (w: ReturnType<typeof watch>, n = 20): Promise<void> => {
@@ -774,6 +774,45 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
           for (const v of await Promise.all(gets)) seen.push(v ?? -1);
         }
         assert.ok(seen.every((v, k) => v >= Math.floor(k / 5)), 'gets before a commit saw it or the one before');
+      }));
+
+      it('commitLeaving: the writer of a commit answers the value it left without reading it back', withStore(async (store) => {
+        await store.commit([{ op: 'set', key: 'w', value: 0 }]);
+        const w = watch(store, 'w');
+        await remembering(w);
+        for (let i = 1; i <= 20; i++) {
+          const readsBefore = w.reads();
+          const ok = await w.watched.commitLeaving(() => store.commit([{ op: 'set', key: 'w', value: i }], [{ key: 'w', equals: i - 1 }]), i);
+          assert.equal(ok, true);
+          assert.equal(await w.get(), i, `commit ${i}`);
+          assert.equal(await store.get('w'), i, 'the store holds it too');
+          // A lease that lapsed meanwhile costs one read; remembered, it costs none.
+          assert.ok(w.reads() - readsBefore <= 1, `${w.reads() - readsBefore} reads after commit ${i}`);
+        }
+      }));
+
+      it('commitLeaving: a commit that lost its guard leaves nothing remembered', withStore(async (store) => {
+        await store.commit([{ op: 'set', key: 'w', value: 5 }]);
+        const w = watch(store, 'w');
+        await remembering(w);
+        const ok = await w.watched.commitLeaving(() => store.commit([{ op: 'set', key: 'w', value: 99 }], [{ key: 'w', equals: 4 }]), 99);
+        assert.equal(ok, false);
+        assert.equal(await w.get(), 5);
+      }));
+
+      it('commitLeaving: another commit learnt of meanwhile wins over the value the writer meant to leave', withStore(async (store, peer) => {
+        const other = await peer();
+        await store.commit([{ op: 'set', key: 'w', value: 0 }]);
+        const w = watch(store, 'w');
+        await remembering(w);
+        const ok = await w.watched.commitLeaving(async () => {
+          const committed = await store.commit([{ op: 'set', key: 'w', value: 1 }]);
+          // Another client commits after it, before the writer hears back.
+          await other.commit([{ op: 'set', key: 'w', value: 2 }]);
+          return committed;
+        }, 1);
+        assert.equal(ok, true);
+        assert.equal(await w.get(), 2, 'the later commit is what a read answers');
       }));
     });
 

@@ -131,6 +131,25 @@ describe('batched admission', () => {
     assert.match(String((answers[1] as PromiseRejectedResult).reason), /RuleErrorInsufficientBalance/);
   });
 
+  it('a transaction another process admitted is a duplicate here, found without a store read per transaction', async () => {
+    const [x, y] = await Promise.all([transfer(2500n), transfer(2501n)]);
+    await processB.submitTransaction(x!);
+    await processA.submitTransaction(y!); // processA's pending state now holds both
+    const reads: string[] = [];
+    const getMany = store.getMany.bind(store);
+    store.getMany = <T,>(keys: readonly string[]) => {
+      reads.push(...keys);
+      return getMany<T>(keys);
+    };
+    try {
+      await assert.rejects(processA.submitTransaction(x!), (e: Error) => /RuleErrorDuplicateTxn/.test(String(e)) && /already in the mempool/.test(e.message));
+    } finally {
+      store.getMany = getMany;
+    }
+    await assert.rejects(processB.submitTransaction(y!), (e: Error) => /RuleErrorDuplicateTxn/.test(String(e)) && /already in the mempool/.test(e.message));
+    assert.ok(!reads.some((k) => k.startsWith('mempool:txn:')), `mempool entries read: ${reads.filter((k) => k.startsWith('mempool:txn:')).join(', ')}`);
+  });
+
   it('two processes admitting batches at once lose and double nothing', async () => {
     const txns = await Promise.all(Array.from({ length: 40 }, (_, i) => transfer(BigInt(2000 + i))));
     const answers = await Promise.all(txns.map((t, i) => (i % 2 === 0 ? processA : processB).submitTransaction(t)));

@@ -1,9 +1,10 @@
 /**
  * Mempool admission: a submitted transaction is decoded, hashed and its signature checked on
  * arrival, then admitted in a batch with whatever else arrived meanwhile (BatchQueue): one
- * duplicate read and common-key prefetch, each transaction connected in arrival order on the
- * pending state plus the ones before it, one guarded commit, one announcement. Answers are
- * those of one at a time.
+ * common-key prefetch, duplicates found in the pending state (which holds exactly the mempool
+ * the commit is guarded on), each transaction connected in arrival order on the pending state
+ * plus the ones before it, one guarded commit, one announcement. Answers are those of one at a
+ * time.
  * @module
  */
 import { BatchQueue, type Settled } from '../batchQueue.js';
@@ -71,7 +72,7 @@ export class Admissions {
 
   /**
    * Admits a batch of transactions (signatures already checked) in arrival order: their
-   * duplicate checks and common state reads in one store round trip, each connected on the
+   * common state reads in one store round trip, each connected on the
    * pending state plus the ones before it, then all accepted ones in one guarded commit and one
    * publish. A transaction that breaks a rule is refused alone; when another process changed
    * the mempool meanwhile, the accepted ones are connected again on the new mempool and retried.
@@ -116,11 +117,8 @@ export class Admissions {
     // Read before connecting: a replay of this process may move on while this batch awaits,
     // and then the commit must lose its guard and retry.
     const baseVersion = replay.version;
-    // One round trip: whether each is in the mempool already, and the state keys every one reads.
-    const [inMempool] = await Promise.all([
-      this.ctx.store.getMany<unknown>(pending.map((i) => mempoolTxnKey(items[i]!.hashHex))),
-      replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, items[i]!.signer))),
-    ]);
+    // The state keys every one reads, in one round trip.
+    await replay.view.prefetch(pending.flatMap((i) => commonReads(items[i]!.txn, items[i]!.signer)));
     // Whether a refused one is mined already is asked after the refusal, not of every one: a
     // mined transaction's nonce is spent (or has expired), so it can never connect again, and
     // only refusals need the location read that says "already mined" instead.
@@ -135,9 +133,10 @@ export class Admissions {
     // the reference answers every mempool refusal, rather than a 503: a full mempool stays full
     // until a block, so an immediate retry would not help.
     let held = replay.mempoolBytes;
-    for (const [n, i] of pending.entries()) {
+    for (const i of pending) {
       const { bytes, txn, hash, hashHex } = items[i]!;
-      if (inMempool[n] !== undefined || inBatch.has(hashHex)) {
+      // The replay holds exactly the mempool at baseVersion, which the commit is guarded on.
+      if (replay.hashes.has(hashHex) || inBatch.has(hashHex)) {
         fail(i, new RuleError('RuleErrorDuplicateTxn', `transaction ${hashHex} is already in the mempool`));
         continue;
       }
@@ -175,7 +174,7 @@ export class Admissions {
     }
     if (admitted.length === 0) return [];
     const lastVersion = (baseVersion ?? 0) + admitted.length;
-    const ok = await this.ctx.store.commit(
+    const ok = await this.ctx.commitMovingTo(
       [
         ...admitted.map(({ entry: { hashHex, ...stored } }) => ({ op: 'set' as const, key: mempoolTxnKey(hashHex), value: stored satisfies MempoolEntry })),
         // Ordered by the version each admission creates: strictly increasing across every
@@ -190,6 +189,7 @@ export class Admissions {
         { key: MEMPOOL_VERSION, equals: baseVersion },
         { key: chainKeys.tip, equals: replay.tip },
       ],
+      { tip: replay.tip, mempoolVersion: lastVersion },
     );
     if (!ok) return admitted.map((a) => a.i);
     this.pending.adopt(replay, baseVersion, batchView, admitted);

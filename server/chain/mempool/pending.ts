@@ -52,6 +52,11 @@ export interface MempoolReplay {
   mempoolBytes: number;
   feesNanos: bigint;
   failures: Array<{ entry: MempoolTxn; error: unknown }>;
+  /**
+   * Hashes (hex) of every transaction replayed, accepted or failed: the mempool at `version`,
+   * so admission guarded on that version finds duplicates here instead of in the store.
+   */
+  hashes: Set<string>;
   /** Admissions of other processes layered on a full replay (see extendReplay). */
   extensions: number;
   writes: ReplayWrites;
@@ -141,6 +146,7 @@ export class PendingState {
     for (const a of admitted) {
       recordWrites(replay.writes, a.entry.version, a.writes);
       replay.accepted.push({ ...a.entry, feeNanos: a.feeNanos, delta: a.delta });
+      replay.hashes.add(a.entry.hashHex);
       replay.bytes += a.entry.bytes.length;
       replay.mempoolBytes += a.entry.bytes.length;
       replay.feesNanos += a.feeNanos;
@@ -259,6 +265,7 @@ export class PendingState {
       view: cached.view.child(),
       accepted: [...cached.accepted],
       failures: [...cached.failures],
+      hashes: new Set(cached.hashes),
       extensions: cached.extensions + 1,
     };
     await this.replayAll(replay, entries.map((e, i) => ({ ...members[i]!, ...e! })));
@@ -285,6 +292,7 @@ export class PendingState {
   /** Connects one mempool transaction onto a replay: accepted with its fee, or a failure with why. */
   private async replayOne(replay: MempoolReplay, m: MempoolTxn, txn: TxnEnvelope | Error): Promise<void> {
     replay.mempoolBytes += m.bytes.length;
+    replay.hashes.add(m.hashHex);
     const view = replay.view.child();
     try {
       if (txn instanceof Error) throw txn;
@@ -315,6 +323,7 @@ export class PendingState {
       mempoolBytes: 0,
       feesNanos: 0n,
       failures: [],
+      hashes: new Set(),
       extensions: 0,
       writes: { byVersion: new Map(), all: new Set() },
     };
