@@ -17,8 +17,8 @@
  *    - read routes, read cache off (bench/scale/reads.ts): p50/p99 of each route from the load
  *      generator, answers of the same size at every data size;
  *    - writes (bench/scale/writeRate.ts): after an unmeasured batch that warms the restarted
- *      node's write path, a batch of pre-signed transfers at 1, 8 and 32 in flight, each batch
- *      mined before the next.
+ *      node's write path, pre-signed transfers for a few seconds at each of 1, 8 and 32 in
+ *      flight, each level's transfers mined before the next.
  * 3. The crypto pool's verify rate (the node's worker count), measured here, just before and
  *    just after the largest size's write levels; writeVsVerify divides by their mean.
  *
@@ -29,13 +29,13 @@
  * an order ≤ 600 B, expiring data < 100 MB (at the largest size).
  *
  * Knobs (flag or environment): --sizes / SCALE_SIZES (default 10000,100000; multiples of 1000),
- * --write-batch / SCALE_WRITE_BATCH (transfers per in-flight level, default 1500),
+ * --write-seconds / SCALE_WRITE_SECONDS (the time each in-flight level runs, default 3),
  * --read-ms / SCALE_READ_MS (measured window per route, default 2000),
  * --read-connections / SCALE_READ_CONNECTIONS (default 4), --read-rounds / SCALE_READ_ROUNDS
  * (rounds over all routes, the lowest p50 counts, default 2), --in-flight / SCALE_IN_FLIGHT
  * (populate, default 32), --sustain-seconds / SCALE_SUSTAIN_SECONDS (a sustained write run at 32 in
  * flight after the largest size, default 60; 0 skips it). A smoke run: `npm run bench:scale -- --sizes 1000,3000
- * --write-batch 300 --read-ms 1000 --sustain-seconds 10`.
+ * --write-seconds 1 --read-ms 1000 --sustain-seconds 10`.
  *
  * The node, redis-server, the load generator and this process share the machine's cores.
  * get-app-state and node-info should not depend on the data size: their growth is the noise
@@ -88,7 +88,8 @@ const QUIET_TIMEOUT_MS = 600_000;
 
 interface Options {
   sizes: number[];
-  writeBatch: number;
+  /** Seconds each write level runs. */
+  writeSeconds: number;
   readMs: number;
   readConnections: number;
   readRounds: number;
@@ -118,7 +119,7 @@ function options(argv: readonly string[]): Options {
   checkSizes(sizes);
   return {
     sizes,
-    writeBatch: int('write-batch', 'SCALE_WRITE_BATCH', 1500),
+    writeSeconds: int('write-seconds', 'SCALE_WRITE_SECONDS', 3),
     readMs: int('read-ms', 'SCALE_READ_MS', 2000),
     readConnections: int('read-connections', 'SCALE_READ_CONNECTIONS', 4),
     readRounds: int('read-rounds', 'SCALE_READ_ROUNDS', 2),
@@ -174,7 +175,7 @@ function printSize(r: SizeResult, o: Options): void {
     ['route', 'answer B', 'req/s', 'p50', 'p99', 'max', 'p50 of each round'],
     r.reads.map((t) => [t.name, fmt(t.answerBytes, 0), fmt(t.measured.reqPerSec, 0), ms(t.measured.p50ms), ms(t.measured.p99ms), ms(t.measured.maxMs), t.roundsP50ms.map((x) => x.toFixed(2)).join(' ')]),
   );
-  console.log(`\nwrites, ${o.writeBatch} pre-signed transfers per level:`);
+  console.log(`\nwrites, pre-signed transfers for ${o.writeSeconds} s per level:`);
   table(
     ['in flight', 'accepted', 'errors', 'resent', 'accepted tx/s', 'mined tx/s', 'p50', 'p99'],
     r.writes.map((w) => [String(w.inFlight), String(w.accepted), String(w.errors), String(w.retries), fmt(w.acceptedPerSec, 0), fmt(w.minedPerSec, 0), ms(w.latencyMs.p50), ms(w.latencyMs.p99)]),
@@ -228,7 +229,7 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       // host, and writeVsVerify compares two rates, so they are measured side by side.
       const largest = i === o.sizes.length - 1;
       if (largest) verifyAround.push(await poolVerifyRate(threads));
-      const writes = await measureWrites(port, data, factory, o.writeBatch, i);
+      const writes = await measureWrites(port, data, factory, o.writeSeconds, i);
       if (largest) verifyAround.push(await poolVerifyRate(threads));
       const r: SizeResult = {
         size,
@@ -317,7 +318,7 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
           ? null
           : { seconds: round(sustained.seconds, 1), inFlight: 32, acceptedPerSec: round(sustained.acceptedPerSec, 1), minedPerSec: round(sustained.minedPerSec, 1), p50Ms: round(sustained.latencyMs.p50), p99Ms: round(sustained.latencyMs.p99), errors: sustained.errors, retries: sustained.retries, cpuPerWriteUs: sustainedCpu },
       writeErrors: writeErrors + (sustained?.errors ?? 0),
-      writeBatch: o.writeBatch,
+      writeSeconds: o.writeSeconds,
       poolVerifyPerSec: Math.round(verifyPerSec),
       poolVerifyPerSecBeforeAfterWrites: verifyAround.map(Math.round),
       poolThreads: threads,

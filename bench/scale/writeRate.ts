@@ -1,8 +1,8 @@
 /**
- * Write throughput against signature-check capacity. Writes: a fixed batch of pre-signed native
- * transfers (plain users paying their ring partner) submitted with 1, 8 and 32 requests in
- * flight; accepted tx/s is over the submission, and each batch must then be mined (mempool back
- * to 0) before the next level starts. Capacity: the crypto pool the node would start (its worker
+ * Write throughput against signature-check capacity. Writes: pre-signed native transfers
+ * (plain users paying their ring partner) submitted for a fixed time with 1, 8 and 32 requests
+ * in flight; accepted tx/s is over the submission, and what a level admitted must then be mined
+ * (mempool back to 0) before the next level starts. Capacity: the crypto pool the node would start (its worker
  * count, server/node.ts `cryptoThreads`), verifying 64-item batches (the micro-batcher's cap),
  * two per worker in flight, measured in the same run. Their ratio says how far admission is
  * from the bound every accepted transaction pays: one signature check.
@@ -90,27 +90,41 @@ export async function measureSustained(port: number, data: DataSet, factory: Txn
   return writeLevel(port, signed, inFlight, seconds * 1000);
 }
 
-/** Where the warm-up's senders start, apart from the levels' (`(round × levels + level) × batch`). */
+/** Where the warm-up's senders start, apart from the levels'. */
 const WARMUP_OFFSET = 104_729;
+/** Transfers of the unmeasured warm-up. */
+const WARMUP_TRANSFERS = 1500;
+/**
+ * Transfers signed per second of a level, by requests in flight: above what the node takes
+ * (here 500-700, 1,400-2,000 and 2,200-3,900 tx/s at 1, 8 and 32), so a level runs its whole
+ * time; one that runs dry is measured over the time it ran.
+ */
+const LEVEL_MAX_PER_SEC: Readonly<Record<(typeof IN_FLIGHT_LEVELS)[number], number>> = { 1: 1500, 8: 4000, 32: 6000 };
 
 /**
- * Runs each in-flight level with its own `batch` transfers, signed before the level starts.
- * `round` varies the senders between calls. First, unmeasured, `batch` transfers at the
- * highest level warm the write path: the bench restarts the node before its reads, and a
- * freshly started node's first few thousand writes run its code cold (measured 2026-11-26 on
- * a 3k-profile store: 2,084 and 2,317 tx/s at 32 in flight in the first two bursts after a
- * restart, at 573 and 513 µs of node CPU per write, against 2,339-2,734 tx/s at 420-520 µs
- * once warm). The pool's verify rate is measured warm too (poolVerifyRate).
+ * Runs each in-flight level for `seconds` (transfers signed before the level starts; the rest
+ * left unsent). `round` varies the senders between calls. First, unmeasured, a batch at the
+ * highest level warms the write path: the bench restarts the node before its reads, and a
+ * freshly started node's first few thousand writes run its code cold (measured 2026-11-26 on a
+ * 100k-profile store: 1,472 tx/s at 32 in flight in the first burst after a restart, at 900 µs
+ * of node CPU per write, against 2,956-3,663 tx/s at 333-400 µs once warm). The pool's verify
+ * rate is measured warm too (poolVerifyRate).
+ *
+ * Each level runs for a time rather than a count: a rate over 1,500 transfers at 32 in flight
+ * was ~0.5 s, and one GC pause or slow spell of the machine moved it by a fifth.
  */
-export async function measureWrites(port: number, data: DataSet, factory: TxnFactory, batch: number, round: number): Promise<WriteLevel[]> {
+export async function measureWrites(port: number, data: DataSet, factory: TxnFactory, seconds: number, round: number): Promise<WriteLevel[]> {
   factory.setTip((await chainGauges(port)).tip);
-  const warm = await writeLevel(port, await signTransfers(data, factory, WARMUP_OFFSET + round * batch, batch), IN_FLIGHT_LEVELS[IN_FLIGHT_LEVELS.length - 1]!);
+  const warm = await writeLevel(port, await signTransfers(data, factory, WARMUP_OFFSET + round * WARMUP_TRANSFERS, WARMUP_TRANSFERS), IN_FLIGHT_LEVELS[IN_FLIGHT_LEVELS.length - 1]!);
   if (warm.errors > 0) throw new Error(`write warm-up: ${warm.errors} of ${warm.submitted} refused: ${warm.errorSamples.join(' | ')}`);
+  const perRound = IN_FLIGHT_LEVELS.reduce((n, l) => n + LEVEL_MAX_PER_SEC[l] * seconds, 0);
+  let offset = round * perRound;
   const out: WriteLevel[] = [];
-  for (const [level, inFlight] of IN_FLIGHT_LEVELS.entries()) {
+  for (const inFlight of IN_FLIGHT_LEVELS) {
     factory.setTip((await chainGauges(port)).tip);
-    const offset = (round * IN_FLIGHT_LEVELS.length + level) * batch;
-    out.push(await writeLevel(port, await signTransfers(data, factory, offset, batch), inFlight));
+    const count = LEVEL_MAX_PER_SEC[inFlight] * seconds;
+    out.push(await writeLevel(port, await signTransfers(data, factory, offset, count), inFlight, seconds * 1000));
+    offset += count;
   }
   return out;
 }
