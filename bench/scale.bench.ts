@@ -42,18 +42,18 @@
  * floor of the run (the machine's load changing between sizes), or a cost that grows where it
  * must not (get-app-state's 1.5x was every cache hit of a full state view costing ~30 µs).
  *
- * Last results, 2026-11-26 13:20, Node v20.20.2, 2 cores (Intel Xeon @ 2.50GHz, a slower and
- * more variable machine than the morning's), load average 2.0 at start, 2.7 at the end, default
- * sizes and knobs, 657 s in all: bytes per profile 607, per DM 724, per order 572, history per
- * transaction 288; restart 1,316 ms; writes 281 / 1,000 / 1,278 tx/s at 1 / 8 / 32 in flight,
- * the pool verifying 11,250/s before them and 9,918/s after: writeVsVerify 0.121; sustained 60 s
- * at 32: 1,326 accepted and 1,322 mined a second, p50 18 ms, p99 80 ms, CPU per write node 862 µs
- * (main thread 554 µs), redis-server 118 µs. Growth: every route within 0.94x but
- * get-dao-coin-limit-orders, 2.60 -> 4.12 ms (1.59x): that route's p50 is ~2.5 ms or ~4 ms per
- * node process (1.04x, 1.46x, 0.64x and 1.59x in four runs that day), not yet explained. The
- * morning's faster machine (10:43): writes 464 / 1,343 / 2,200, sustained 2,793 at p99 37.8 ms,
- * pool 20,649/s, writeVsVerify 0.107, with the node:http client (~200 µs of CPU per request
- * against ~60-80 µs for the raw sockets used since).
+ * Last results, 2026-11-26 16:03, Node v20.20.2, 2 cores (AMD EPYC), load average 1.7 at start,
+ * 1.6 at the end, default sizes and knobs, 437 s in all: bytes per profile 608, per DM 724, per
+ * order 566, history per transaction 264; restart 844 ms; writes 612 / 1,860 / 3,258 tx/s at 1 /
+ * 8 / 32 in flight (3 s each, after the warm-up), the pool verifying 19,557/s before them and
+ * 20,468/s after: writeVsVerify 0.163 (the next run: 0.117, its 32-in-flight level 2,229 tx/s
+ * at p99 58 ms; that level moves between ~1,900 and ~3,300 from run to run while the pool's
+ * rate stays within 10%); sustained 60 s at 32: 3,240 accepted and 3,234 mined a
+ * second, p50 7.1 ms, p99 40.1 ms, CPU per write node 344 µs (main thread 205 µs), redis-server
+ * 66 µs. Growth: every route within 1.06x. Three runs of the hour before, with Redis commits
+ * and MGETs still in ioredis' auto-pipeline: writeVsVerify 0.147, 0.162, 0.140. On a slower
+ * Intel Xeon @ 2.50GHz that day (13:20, bursts of 1,500 transfers per level, before the
+ * admission and Redis changes): writeVsVerify 0.121, sustained 1,326 at p99 80 ms.
  * Throughput moves ±15% between identical runs on one machine: compare CPU per write, or
  * interleave runs.
  * @module

@@ -35,7 +35,7 @@ export interface ChainContext {
   position(): Promise<ChainPosition>;
   /**
    * `store.commit(ops, guards)` for a commit whose guards and writes leave the chain at
-   * `position` when it succeeds: the next `position()` then needs no read (Chain.commitMovingTo).
+   * `position` when it succeeds: the next `position()` then needs no read (WatchedRead.commitLeaving).
    */
   commitMovingTo(ops: readonly WriteOp[], guards: readonly Guard[], position: ChainPosition): Promise<boolean>;
 }

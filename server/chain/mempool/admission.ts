@@ -72,10 +72,10 @@ export class Admissions {
 
   /**
    * Admits a batch of transactions (signatures already checked) in arrival order: their
-   * common state reads in one store round trip, each connected on the
-   * pending state plus the ones before it, then all accepted ones in one guarded commit and one
-   * publish. A transaction that breaks a rule is refused alone; when another process changed
-   * the mempool meanwhile, the accepted ones are connected again on the new mempool and retried.
+   * common state reads in one store round trip, each connected on the pending state plus the
+   * ones before it, then all accepted ones in one guarded commit and one publish. A transaction
+   * that breaks a rule is refused alone; when another process changed the mempool meanwhile,
+   * the accepted ones are connected again on the new mempool and retried.
    */
   private async admitBatch(items: readonly Admission[]): Promise<Array<Settled<SubmittedTxn>>> {
     const results: Array<Settled<SubmittedTxn> | undefined> = new Array(items.length);
