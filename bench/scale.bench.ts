@@ -46,9 +46,9 @@
  * 1.6 at the end, default sizes and knobs, 437 s in all: bytes per profile 608, per DM 724, per
  * order 566, history per transaction 264; restart 844 ms; writes 612 / 1,860 / 3,258 tx/s at 1 /
  * 8 / 32 in flight (3 s each, after the warm-up), the pool verifying 19,557/s before them and
- * 20,468/s after: writeVsVerify 0.163 (the next run: 0.117, its 32-in-flight level 2,229 tx/s
- * at p99 58 ms; that level moves between ~1,900 and ~3,300 from run to run while the pool's
- * rate stays within 10%); sustained 60 s at 32: 3,240 accepted and 3,234 mined a
+ * 20,468/s after: writeVsVerify 0.163 (the next two runs: 0.117, its 32-in-flight level 2,229
+ * tx/s at p99 58 ms, then 0.174; that level moves between ~1,900 and ~3,300 from run to run);
+ * sustained 60 s at 32: 3,240 accepted and 3,234 mined a
  * second, p50 7.1 ms, p99 40.1 ms, CPU per write node 344 µs (main thread 205 µs), redis-server
  * 66 µs. Growth: every route within 1.06x. Three runs of the hour before, with Redis commits
  * and MGETs still in ioredis' auto-pipeline: writeVsVerify 0.147, 0.162, 0.140. On a slower
