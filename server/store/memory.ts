@@ -157,18 +157,23 @@ export class MemoryStore implements Store {
     assertName(key, 'key');
     const bytes = encodeValue(value);
     this.applySet(key, bytes, assertTtl(opts?.ttlMs));
+    this.changes.bump();
   }
 
   async delete(key: string): Promise<boolean> {
     this.assertOpen();
     assertName(key, 'key');
-    return this.applyDelete(key);
+    const deleted = this.applyDelete(key);
+    this.changes.bump();
+    return deleted;
   }
 
   async incr(key: string, by: number = 1): Promise<number> {
     this.assertOpen();
     assertName(key, 'key');
-    return this.applyIncr(key, assertIncrement(by));
+    const next = this.applyIncr(key, assertIncrement(by));
+    this.changes.bump();
+    return next;
   }
 
   async getCounter(key: string): Promise<number> {
@@ -188,10 +193,9 @@ export class MemoryStore implements Store {
         return false;
       }
     }
-    // One change however many ops (each op's own step would count one each): ChangeEpoch.
-    const epoch = this.changes.epoch;
     for (const op of prepared.ops) this.apply(op);
-    this.changes.epoch = epoch + 1;
+    // One change however many ops (ChangeEpoch: one step per commit of its own).
+    this.changes.bump();
     return true;
   }
 
@@ -199,12 +203,14 @@ export class MemoryStore implements Store {
     this.assertOpen();
     assertName(key, 'key');
     this.applyIndexAdd(key, assertMembers(members));
+    this.changes.bump();
   }
 
   async indexRemove(key: string, members: readonly string[]): Promise<void> {
     this.assertOpen();
     assertName(key, 'key');
     this.applyIndexRemove(key, assertMembers(members));
+    this.changes.bump();
   }
 
   async indexRange(key: string, range?: IndexRange): Promise<string[]> {
@@ -395,7 +401,6 @@ export class MemoryStore implements Store {
   }
 
   private applySet(key: string, bytes: Buffer, ttlMs: number | undefined): void {
-    this.changes.bump();
     // Copy: msgpackr returns a view into a shared 8 KiB chunk, which a long-lived small value
     // would otherwise pin in memory.
     const expiresAt = ttlMs === undefined ? undefined : Date.now() + ttlMs;
@@ -407,7 +412,6 @@ export class MemoryStore implements Store {
 
   /** Removes whatever the key holds (value, counter, index), like Redis DEL. */
   private applyDelete(key: string): boolean {
-    this.changes.bump();
     const hadValue = this.liveValue(key) !== undefined;
     this.values.delete(key);
     this.expiring.delete(key);
@@ -417,14 +421,12 @@ export class MemoryStore implements Store {
   }
 
   private applyIncr(key: string, by: number): number {
-    this.changes.bump();
     const next = (this.counters.get(key) ?? 0) + by;
     this.counters.set(key, next);
     return next;
   }
 
   private applyIndexAdd(key: string, members: readonly string[]): void {
-    this.changes.bump();
     if (members.length === 0) return;
     let sorted = this.indexes.get(key);
     if (sorted === undefined) {
@@ -438,7 +440,6 @@ export class MemoryStore implements Store {
   }
 
   private applyIndexRemove(key: string, members: readonly string[]): void {
-    this.changes.bump();
     const sorted = this.indexes.get(key);
     if (sorted === undefined) return;
     for (const member of members) {
