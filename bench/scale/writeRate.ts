@@ -2,10 +2,10 @@
  * Write throughput against signature-check capacity. Writes: pre-signed native transfers
  * (plain users paying their ring partner) submitted for a fixed time with 1, 8 and 32 requests
  * in flight; accepted tx/s is over the submission, and what a level admitted must then be mined
- * (mempool back to 0) before the next level starts. Capacity: the crypto pool the node would start (its worker
- * count, server/node.ts `cryptoThreads`), verifying 64-item batches (the micro-batcher's cap),
- * two per worker in flight, measured in the same run. Their ratio says how far admission is
- * from the bound every accepted transaction pays: one signature check.
+ * (mempool back to 0) before the next level starts. Capacity: the crypto pool the node would
+ * start (its worker count, server/node.ts `cryptoThreads`), verifying 64-item batches (the
+ * micro-batcher's cap), two per worker in flight, measured in the same run. Their ratio says
+ * how far admission is from the bound every accepted transaction pays: one signature check.
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
