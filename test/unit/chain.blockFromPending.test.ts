@@ -167,5 +167,55 @@ describe('a block connected from the pending state', () => {
     assert.deepEqual(templateA.stats, templateB.stats);
     for (const k of [fay, gus, hal]) assert.equal(await balanceIn(a.view, k.pk), await balanceIn(b.view, k.pk));
   });
+
+  it('a store that fails while the block commits leaves no unhandled rejection, and readers rebuild', async () => {
+    // Reads fail for as long as the block's commit is in flight: the replay built meanwhile
+    // fails before anyone awaits it (settle runs only once the commit is back).
+    class FailsDuringCommit extends MemoryStore {
+      failing = false;
+      armed = false;
+      override async getMany<T = unknown>(keys: readonly string[]): Promise<(T | undefined)[]> {
+        if (this.failing) throw new Error('store unavailable (test)');
+        return super.getMany<T>(keys);
+      }
+      override async commit(...args: Parameters<MemoryStore['commit']>): Promise<boolean> {
+        if (this.armed) {
+          this.failing = true;
+          await new Promise((r) => setTimeout(r, 30));
+          this.failing = false;
+        }
+        return super.commit(...args);
+      }
+    }
+    const store = new FailsDuringCommit();
+    const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log, now });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await chain.init();
+      const [ivy, jon] = [newKey(), newKey()];
+      clockMs += 10_000;
+      const funding = await blockOf(chain, ivy, []);
+      assert.ok((await chain.processBlock(funding.header, funding.txns)).isMainChain);
+      clockMs += 10_000;
+      await chain.submitTransaction(await signedTransfer(chain, crypto, ivy, jon.pk, 30_000n));
+      const block = await blockOf(chain, ivy, (await chain.mempool()).map((m) => m.bytes));
+      // Left for after the block: the replay of it is what fails.
+      const left = await signedTransfer(chain, crypto, jon, ivy.pk, 1_000n);
+      await chain.submitTransaction(left);
+
+      store.armed = true;
+      assert.ok((await chain.processBlock(block.header, block.txns)).isMainChain, 'the block is committed');
+      store.armed = false;
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(unhandled, [], 'the failed replay was handled');
+      const places = await chain.pendingPlaces();
+      assert.equal(Buffer.from(places.txnAt(1) ?? []).toString('hex'), Buffer.from(left).toString('hex'), 'a reader rebuilt the pending state on the new tip');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await store.close();
+    }
+  });
 });
 

@@ -189,6 +189,9 @@ export class PendingState {
     const rest = [...old.accepted.slice(minedHashHexes.length).map(entry), ...old.failures.map((f) => entry(f.entry))].sort((a, b) => a.version - b.version);
     const replay = this.emptyReplay(tip, version, blockView.child());
     const building = this.replayAll(replay, rest).then(() => replay);
+    // Awaited only once the block's commit is back (by `settle`, or a reader): a store that fails
+    // meanwhile must not leave a rejection no one handles yet (it would end the process).
+    building.catch(() => undefined);
     // Keyed by the new tip, which no reader sees before the commit lands.
     const key = `${tip.hashHex}:${version}`;
     this.replaysInFlight.set(key, building);
