@@ -76,6 +76,7 @@ import { readRoutes, timeReads, type RouteTiming } from './scale/reads.js';
 import { measureRedisBytes, type RedisBytes } from './scale/redisBytes.js';
 import { countCpu, type CpuPerWrite } from './scale/cpuPerWrite.js';
 import { TxnFactory } from './scale/txns.js';
+import { WINDOW_MS } from './scale/submit.js';
 import { absoluteFigure, nameKey, ratioOf, type Figure } from './figures.js';
 import { IN_FLIGHT_LEVELS, measureSustained, measureWrites, poolVerifyRate, type WriteLevel } from './scale/writeRate.js';
 
@@ -176,8 +177,8 @@ function printSize(r: SizeResult, o: Options): void {
   );
   console.log(`\nwrites, pre-signed transfers for ${o.writeSeconds} s per level:`);
   table(
-    ['in flight', 'accepted', 'errors', 'resent', 'accepted tx/s', 'mined tx/s', 'p50', 'p99'],
-    r.writes.map((w) => [String(w.inFlight), String(w.accepted), String(w.errors), String(w.retries), fmt(w.acceptedPerSec, 0), fmt(w.minedPerSec, 0), ms(w.latencyMs.p50), ms(w.latencyMs.p99)]),
+    ['in flight', 'accepted', 'errors', 'resent', 'accepted tx/s', 'mined tx/s', 'p50', 'p99', `tx/s per ${WINDOW_MS} ms, min-max`],
+    r.writes.map((w) => [String(w.inFlight), String(w.accepted), String(w.errors), String(w.retries), fmt(w.acceptedPerSec, 0), fmt(w.minedPerSec, 0), ms(w.latencyMs.p50), ms(w.latencyMs.p99), `${fmt(w.windowPerSec.min, 0)}-${fmt(w.windowPerSec.max, 0)}`]),
   );
   for (const w of r.writes) for (const e of w.errorSamples) console.log(`  write error at ${w.inFlight} in flight: ${e}`);
 }
@@ -253,7 +254,8 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       console.log(
         `  ${w.accepted.toLocaleString('en-US')} accepted in ${fmt(w.seconds, 1)} s: ${fmt(w.acceptedPerSec, 0)} tx/s accepted, ${fmt(w.minedPerSec, 0)} tx/s mined ` +
           `(${mark(Math.min(w.acceptedPerSec, w.minedPerSec) >= SUSTAIN_TARGETS.txPerSec)} ≥ ${SUSTAIN_TARGETS.txPerSec}), submit-to-visible p50 ${ms(w.latencyMs.p50)} p99 ${ms(w.latencyMs.p99)} ` +
-          `(${mark(w.latencyMs.p99 < SUSTAIN_TARGETS.p99Ms)} < ${SUSTAIN_TARGETS.p99Ms} ms), ${w.errors} errors, ${w.retries} resent`,
+          `(${mark(w.latencyMs.p99 < SUSTAIN_TARGETS.p99Ms)} < ${SUSTAIN_TARGETS.p99Ms} ms), ${w.errors} errors, ${w.retries} resent; ` +
+          `${fmt(w.windowPerSec.min, 0)}-${fmt(w.windowPerSec.max, 0)} tx/s per ${WINDOW_MS} ms`,
       );
       if (sustainedCpu !== null) {
         console.log(`  CPU per accepted write: node ${fmt(sustainedCpu.nodeUs, 0)} µs (main thread ${fmt(sustainedCpu.nodeMainUs, 0)} µs), redis-server ${fmt(sustainedCpu.redisUs, 0)} µs`);

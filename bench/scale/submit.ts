@@ -32,7 +32,12 @@ export interface SubmitStats {
    * resent): once answered it is in the pending state every read sees (submit-to-visible).
    */
   latencyMs: { p50: number; p99: number };
+  /** Accepted transactions in each WINDOW_MS of the run, in order (the last window may be short). */
+  acceptedPerWindow: number[];
 }
+
+/** The window of SubmitStats.acceptedPerWindow: short enough to show a stall of the node. */
+export const WINDOW_MS = 250;
 
 /** Options of a submission run. */
 export interface SubmitOptions {
@@ -41,10 +46,11 @@ export interface SubmitOptions {
 }
 
 export async function submitAll(port: number, txns: readonly TxnSource[], inFlight: number, opts: SubmitOptions = {}): Promise<SubmitStats> {
-  const stats: SubmitStats = { submitted: 0, accepted: 0, errors: 0, retries: 0, elapsedMs: 0, errorSamples: [], lastHashHex: '', latencyMs: { p50: 0, p99: 0 } };
+  const stats: SubmitStats = { submitted: 0, accepted: 0, errors: 0, retries: 0, elapsedMs: 0, errorSamples: [], lastHashHex: '', latencyMs: { p50: 0, p99: 0 }, acceptedPerWindow: [] };
   const latencies: number[] = [];
   const stopAt = opts.forMs === undefined ? Infinity : performance.now() + opts.forMs;
   let next = 0;
+  let t0 = performance.now();
   const connections: KeepAliveConnection[] = [];
   const worker = async (): Promise<void> => {
     const connection = new KeepAliveConnection(port);
@@ -63,7 +69,11 @@ export async function submitAll(port: number, txns: readonly TxnSource[], inFlig
         }
         if (r.status === 200) {
           stats.accepted++;
-          latencies.push(performance.now() - sentAt);
+          const answeredAt = performance.now();
+          latencies.push(answeredAt - sentAt);
+          const w = Math.floor((answeredAt - t0) / WINDOW_MS);
+          while (stats.acceptedPerWindow.length <= w) stats.acceptedPerWindow.push(0);
+          stats.acceptedPerWindow[w]!++;
           stats.lastHashHex = (JSON.parse(r.text) as { TxnHashHex: string }).TxnHashHex;
         } else if (r.status === 503 || (r.status === 400 && r.text.includes('RuleErrorMempoolFull'))) {
           stats.retries++;
@@ -77,7 +87,7 @@ export async function submitAll(port: number, txns: readonly TxnSource[], inFlig
       }
     }
   };
-  const t0 = performance.now();
+  t0 = performance.now();
   try {
     await Promise.all(Array.from({ length: Math.min(inFlight, txns.length) }, worker));
   } finally {

@@ -14,7 +14,7 @@ import { CryptoPool } from '../../server/crypto/pool.js';
 import { signedItems } from '../pool.bench.js';
 import { isPlainUser, ringPartner } from './dataset.js';
 import type { DataSet } from './populate.js';
-import { submitAll } from './submit.js';
+import { submitAll, WINDOW_MS } from './submit.js';
 import { chainGauges } from './node.js';
 import type { TxnFactory } from './txns.js';
 import { waitQuiet } from '../load/node.js';
@@ -41,6 +41,11 @@ export interface WriteLevel {
   latencyMs: { p50: number; p99: number };
   /** Wall time of the submission. */
   seconds: number;
+  /**
+   * Accepted tx/s in the slowest and the fastest full WINDOW_MS of the submission: a level whose
+   * rate is low from a stall has a slowest window far below the rest; a uniformly slow one not.
+   */
+  windowPerSec: { min: number; max: number };
 }
 
 /** Transfers of plain users to their ring partners, signed now, `count` of them from `offset` on. */
@@ -76,7 +81,15 @@ async function writeLevel(port: number, signed: readonly Uint8Array[], inFlight:
     minedPerSec: (s.accepted / minedMs) * 1000,
     latencyMs: s.latencyMs,
     seconds: s.elapsedMs / 1000,
+    windowPerSec: windowRates(s.acceptedPerWindow, s.elapsedMs),
   };
+}
+
+/** Slowest and fastest rate over the full windows of a run (all of them when none is full). */
+function windowRates(perWindow: readonly number[], elapsedMs: number): { min: number; max: number } {
+  const full = perWindow.slice(0, Math.max(1, Math.floor(elapsedMs / WINDOW_MS)));
+  const perSec = (n: number): number => (n * 1000) / WINDOW_MS;
+  return full.length === 0 ? { min: 0, max: 0 } : { min: perSec(Math.min(...full)), max: perSec(Math.max(...full)) };
 }
 
 /**

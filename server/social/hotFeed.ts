@@ -32,6 +32,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { unpackBlockBody } from '../chain/block/body.js';
 import { getBalance } from '../chain/state/balances.js';
 import { postDiamonds } from '../chain/state/diamonds.js';
@@ -41,7 +42,7 @@ import { postIndexKeys, readCommentMember, readPostMember } from '../chain/state
 import { getPost, hashesOfMembers, isVanillaRepost, parsePostBody, type PostRecord } from '../chain/state/posts.js';
 import { getProfile } from '../chain/state/profiles.js';
 import type { StateIndexReader } from '../chain/state/reader.js';
-import { decodeTxn, txnHash } from '../chain/txn/envelope.js';
+import { decodeTxn, txnHash, txnTypeOf } from '../chain/txn/envelope.js';
 import { decodeMetadata, TxnType, type SubmitPostMetadata } from '../chain/txn/metadata.js';
 import { fromHex, toHex } from '../hex.js';
 import type { Store, WriteOp } from '../store/types.js';
@@ -107,8 +108,9 @@ export function readRankMember(member: string): RankedPost {
 async function postsCreatedIn(block: BlockRecord): Promise<string[]> {
   const hashes: string[] = [];
   for (const bytes of await unpackBlockBody(block.body)) {
+    // Most of a block is other types: their type is read without decoding them.
+    if (txnTypeOf(bytes) !== TxnType.SUBMIT_POST) continue;
     const txn = decodeTxn(bytes);
-    if (txn.txnType !== TxnType.SUBMIT_POST) continue;
     const m = decodeMetadata(txn.txnType, txn.metadata) as SubmitPostMetadata;
     if (m.postHashToModify.length === 0 && m.parentStakeId.length === 0) hashes.push(toHex(txnHash(bytes)));
   }
@@ -145,6 +147,10 @@ async function advanceWindow(store: Store, tip: TipRecord): Promise<number> {
       if (block === undefined) continue;
       for (const hashHex of await postsCreatedIn(block)) added.push(windowMember(b.height, hashHex));
       last = b;
+      // A block at a time: a refresh reads every block of the last 30 s (tens of thousands of
+      // transactions under a stream of writes), which in one go would hold requests up for tens
+      // of milliseconds.
+      await nextTurn();
     }
   }
   if (added.length > 0) ops.push({ op: 'indexAdd', key: hotFeedKeys.window, members: added });

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { isTxnDecodeError } from '../../server/chain/txn/errors.js';
-import { decodeTxn, hashToSign, txnHash, withSignature } from '../../server/chain/txn/envelope.js';
+import { decodeTxn, hashToSign, txnHash, txnTypeOf, withSignature } from '../../server/chain/txn/envelope.js';
 import { encodeUvarint, Reader } from '../../server/chain/txn/varint.js';
 import { bytesToHex, hexToBytes, readSharedVectors } from '../helpers/vectors.js';
 
@@ -101,6 +101,48 @@ describe('decodeTxn refuses malformed transactions', () => {
       }),
       { numRuns: 10_000 },
     );
+  });
+});
+
+describe('txnTypeOf', () => {
+  const sample = hexToBytes(TXNS[0]!.signedTxHex);
+
+  it('answers the type decodeTxn reads, on every SDK transaction (unsigned and signed)', () => {
+    for (const v of TXNS) {
+      for (const hex of [v.unsignedTxHex, v.signedTxHex]) assert.equal(txnTypeOf(hexToBytes(hex)), decodeTxn(hexToBytes(hex)).txnType, v.description);
+    }
+  });
+
+  it('on random and mutated bytes: the type whenever decodeTxn decodes, else a TxnDecodeError or a type', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(), fc.nat(255), (noise, at, byte) => {
+        const mutated = sample.slice();
+        mutated[at % mutated.length] = byte;
+        for (const bytes of [noise, mutated]) {
+          let type: number | Error;
+          try {
+            type = txnTypeOf(bytes);
+          } catch (e) {
+            assert.ok(isTxnDecodeError(e), `only TxnDecodeError, got ${String(e)}`);
+            type = e as Error;
+          }
+          let decoded: number | null = null;
+          try {
+            decoded = decodeTxn(bytes).txnType;
+          } catch {
+            // Malformed past the type: txnTypeOf may still have read one.
+          }
+          if (decoded !== null) assert.equal(type, decoded);
+          if (type instanceof Error) assert.equal(decoded, null, 'decodeTxn refuses what txnTypeOf refuses');
+        }
+      }),
+      { numRuns: 10_000 },
+    );
+  });
+
+  it('refuses type 0 and a truncated header as decodeTxn does', () => {
+    assert.throws(() => txnTypeOf(Uint8Array.from([0, 0, 0])), (e: unknown) => isTxnDecodeError(e) && /not a transaction type/.test(e.message));
+    assert.throws(() => txnTypeOf(Uint8Array.from([1, 7])), (e: unknown) => isTxnDecodeError(e) && /input 0 txid|inputs count/.test(e.message));
   });
 });
 

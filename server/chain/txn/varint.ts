@@ -87,6 +87,12 @@ export class Reader {
     return out;
   }
 
+  /** Moves past `n` bytes without a view of them. */
+  skip(n: number, what: string): void {
+    if (n > this.remaining) throw new TxnDecodeError(`${what}: expected ${n} bytes, ${this.remaining} left`);
+    this.pos += n;
+  }
+
   /** `uvarint(len) ‖ bytes`. */
   varBytes(what: string): Uint8Array {
     return this.take(this.length(what), what);
