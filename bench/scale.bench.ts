@@ -257,6 +257,7 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
           `(${mark(w.latencyMs.p99 < SUSTAIN_TARGETS.p99Ms)} < ${SUSTAIN_TARGETS.p99Ms} ms), ${w.errors} errors, ${w.retries} resent; ` +
           `${fmt(w.windowPerSec.min, 0)}-${fmt(w.windowPerSec.max, 0)} tx/s per ${WINDOW_MS} ms`,
       );
+      for (const e of w.errorSamples) console.log(`  sustained write error: ${e}`);
       if (sustainedCpu !== null) {
         console.log(`  CPU per accepted write: node ${fmt(sustainedCpu.nodeUs, 0)} µs (main thread ${fmt(sustainedCpu.nodeMainUs, 0)} µs), redis-server ${fmt(sustainedCpu.redisUs, 0)} µs`);
       }

@@ -59,8 +59,11 @@ export const MAX_WINDOW_POSTS = 10_000;
 export const MAX_INTERACTIONS_READ = 2_000;
 /** Blocks one refresh reads (a few thousand small blocks: well under a second). */
 export const MAX_BLOCKS_READ = 5_000;
-/** Blocks read per store round trip. */
-const BLOCK_BATCH = 100;
+/**
+ * Blocks read per store round trip: few enough that one answer (blocks of ~100 transactions
+ * under a stream of writes, ~20 KB each) is parsed without holding requests up.
+ */
+const BLOCK_BATCH = 20;
 /** Ranking entries one page may look at, the seen and skipped ones included. */
 export const MAX_ENTRIES_SCANNED = 20_000;
 
