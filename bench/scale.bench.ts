@@ -54,7 +54,7 @@
  * Intel Xeon @ 2.50GHz that day (13:20, bursts of 1,500 transfers per level, before the
  * admission and Redis changes): writeVsVerify 0.121, sustained 1,326 at p99 80 ms.
  * On another Intel Xeon (2 cores) that evening, after the hot feed and block spacing changes
- * (19:03, 541 s): sustained 2,133 tx/s at p99 46.7 ms, 549 µs of node CPU per write, but
+ * (18:37, 541 s): sustained 2,133 tx/s at p99 46.7 ms, 549 µs of node CPU per write, but
  * writeVsVerify 0.140 with the pool at 13,172/s before the levels and 17,952/s after; in that
  * machine's slow spells (~720 µs per write) 1,606-1,667 tx/s at p99 56-59 ms.
  * Throughput moves ±15% between identical runs on one machine: compare CPU per write, or
