@@ -190,7 +190,8 @@ export class PendingState {
     const replay = this.emptyReplay(tip, version, blockView.child());
     const building = this.replayAll(replay, rest).then(() => replay);
     // Awaited only once the block's commit is back (by `settle`, or a reader): a store that fails
-    // meanwhile must not leave a rejection no one handles yet (it would end the process).
+    // meanwhile must not leave a rejection no one handles yet (Node reports it unhandled: an
+    // error in main.ts's log, a failed file under node:test).
     building.catch(() => undefined);
     // Keyed by the new tip, which no reader sees before the commit lands.
     const key = `${tip.hashHex}:${version}`;
