@@ -73,6 +73,11 @@ export function txnTypeOf(bytes: Uint8Array): number {
     r.skip(PUBLIC_KEY_BYTES, `output ${i} public key`);
     r.uvarint(`output ${i} amount`);
   }
+  return readTxnType(r);
+}
+
+/** The type field that follows the outputs: 1-255. */
+function readTxnType(r: Reader): number {
   const type = r.uvarint('txn type');
   if (type === 0n || type > 255n) throw new TxnDecodeError(`txn type: ${type} is not a transaction type`);
   return Number(type);
@@ -88,8 +93,7 @@ export function decodeTxn(bytes: Uint8Array): TxnEnvelope {
   for (let i = 0; i < nOutputs; i++) {
     outputs.push({ publicKey: r.take(PUBLIC_KEY_BYTES, `output ${i} public key`), amountNanos: r.uvarint(`output ${i} amount`) });
   }
-  const type = r.uvarint('txn type');
-  if (type === 0n || type > 255n) throw new TxnDecodeError(`txn type: ${type} is not a transaction type`);
+  const type = readTxnType(r);
   const metadata = r.varBytes('metadata');
   const publicKey = r.varBytes('public key');
   if (publicKey.length !== 0 && publicKey.length !== PUBLIC_KEY_BYTES) {
@@ -122,7 +126,7 @@ export function decodeTxn(bytes: Uint8Array): TxnEnvelope {
     };
     if (r.remaining > 0) throw new TxnDecodeError(`${r.remaining} bytes after the end of the transaction`);
   }
-  return { inputs, outputs, txnType: Number(type), metadata, publicKey, extraData, signature, v1, signatureField: { start: sigStart, end: sigEnd } };
+  return { inputs, outputs, txnType: type, metadata, publicKey, extraData, signature, v1, signatureField: { start: sigStart, end: sigEnd } };
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
