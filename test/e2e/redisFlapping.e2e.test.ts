@@ -8,76 +8,51 @@
  * regression test is chain.blockFromPending's store that fails during the commit.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { keyPair, startChainNode, type ChainNode } from '../helpers/chainNode.js';
-import { startRedisServer, type RedisServer } from '../helpers/redisServer.js';
+import { keyPair } from '../helpers/chainNode.js';
+import { emptyLoadStats, sender, startOnAofRedis, type AofRedisNode } from '../helpers/redisOutage.js';
 
 const FEE = { MinFeeRateNanosPerKB: 1000 };
 const OUTAGES = 5;
 
-let dir: string;
-let redis: RedisServer;
-let n: ChainNode;
+let node: AofRedisNode;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sn-redis-flapping-'));
-  redis = await startRedisServer({ appendonly: true, dir });
-  n = await startChainNode({ redisUrl: redis.url, args: ['--health-probe-interval-ms', '100'] });
+  node = await startOnAofRedis('sn-redis-flapping-');
 });
 after(async () => {
-  await n?.close();
-  await redis?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await node?.close();
 });
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('Redis stopped and killed repeatedly under load', () => {
   it('answers 200 or 503 only, leaves no rejection unhandled, and takes writes again after the last restart', async () => {
+    const { n } = node;
     const unhandled: string[] = [];
     const onUnhandled = (reason: unknown): void => void unhandled.push((reason as Error)?.stack ?? String(reason));
     process.on('unhandledRejection', onUnhandled);
     try {
       const senders = [keyPair(), keyPair(), keyPair()];
       for (const k of senders) await n.fund(k.pk, 0.05 * 1e9);
-      const other: string[] = [];
-      let accepted = 0;
-      let running = true;
-      const loops = senders.map(async (from) => {
-        while (running) {
-          const c = await n.post('send-deso', { ...FEE, SenderPublicKeyBase58Check: from.pk, RecipientPublicKeyOrUsername: keyPair().pk, AmountNanos: 1000 });
-          let status = c.status;
-          if (c.status === 200) {
-            const s = await n.post('submit-transaction', { TransactionHex: await n.sign(c.json['TransactionHex'] as string, from, 'sdk') });
-            status = s.status;
-            if (s.status === 200) accepted++;
-            else if (s.status !== 503) other.push(`submit-transaction ${s.status}: ${String(s.json['error'])}`);
-          } else if (c.status !== 503) {
-            other.push(`send-deso ${c.status}: ${String(c.json['error'])}`);
-          }
-          if (status !== 200) await sleep(10);
-        }
-      });
+      const stats = emptyLoadStats();
+      const loads = senders.map((k) => sender(n, k, stats));
 
       // Deterministic moments (a seeded sequence), so a failure can be run again the same way.
       let seed = 7;
-      const next = (): number => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+      const next = (): number => (seed = (seed * 48271) % 2147483647) / 2147483647;
       for (let i = 0; i < OUTAGES; i++) {
         await sleep(150 + next() * 600);
-        await (next() < 0.5 ? redis.stop() : redis.kill());
+        await (next() < 0.5 ? node.redis.stop() : node.redis.kill());
         await sleep(next() * 600);
-        redis = await startRedisServer({ appendonly: true, dir, port: redis.port });
+        await node.restartRedis();
       }
-      const acceptedBefore = accepted;
-      for (let i = 0; i < 400 && accepted < acceptedBefore + 5; i++) await sleep(25);
-      running = false;
-      await Promise.all(loops);
+      const acceptedBefore = stats.acknowledged.length;
+      for (let i = 0; i < 400 && stats.acknowledged.length < acceptedBefore + 5; i++) await sleep(25);
+      await Promise.all(loads.map((l) => l.stop()));
 
-      assert.deepEqual(other, [], 'every answer was a 200 or a 503');
-      assert.ok(accepted >= acceptedBefore + 5, 'the node took transactions again after the last restart');
+      assert.deepEqual(stats.other, [], 'every answer was a 200 or a 503');
+      assert.ok(stats.acknowledged.length >= acceptedBefore + 5, 'the node took transactions again after the last restart');
       const c = await n.post('send-deso', { ...FEE, SenderPublicKeyBase58Check: senders[0]!.pk, RecipientPublicKeyOrUsername: keyPair().pk, AmountNanos: 1000 });
       assert.equal(c.status, 200, JSON.stringify(c.json));
       await n.submit(c.json['TransactionHex'] as string, senders[0]!, 'sdk');
