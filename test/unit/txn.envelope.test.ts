@@ -26,6 +26,18 @@ function assertMalformed(bytes: Uint8Array, re?: RegExp): void {
   assert.throws(() => decodeTxn(bytes), (e: unknown) => isTxnDecodeError(e) && (re === undefined || re.test(e.message)));
 }
 
+/** Runs `check` on 10,000 pairs: random bytes, and `sample` with one byte replaced. */
+function forRandomAndMutated(sample: Uint8Array, check: (bytes: Uint8Array) => void): void {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(), fc.nat(255), (noise, at, byte) => {
+      const mutated = sample.slice();
+      mutated[at % mutated.length] = byte;
+      for (const bytes of [noise, mutated]) check(bytes);
+    }),
+    { numRuns: 10_000 },
+  );
+}
+
 describe('decodeTxn on SDK transactions', () => {
   for (const v of TXNS) {
     it(`${v.description}: fields, hash to sign, splice, txn id`, () => {
@@ -87,20 +99,13 @@ describe('decodeTxn refuses malformed transactions', () => {
   });
 
   it('never throws anything but TxnDecodeError on random and mutated bytes', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(), fc.nat(255), (noise, at, byte) => {
-        const mutated = sample.slice();
-        mutated[at % mutated.length] = byte;
-        for (const bytes of [noise, mutated]) {
-          try {
-            decodeTxn(bytes);
-          } catch (e) {
-            assert.ok(isTxnDecodeError(e), `only TxnDecodeError, got ${String(e)}`);
-          }
-        }
-      }),
-      { numRuns: 10_000 },
-    );
+    forRandomAndMutated(sample, (bytes) => {
+      try {
+        decodeTxn(bytes);
+      } catch (e) {
+        assert.ok(isTxnDecodeError(e), `only TxnDecodeError, got ${String(e)}`);
+      }
+    });
   });
 });
 
@@ -114,30 +119,23 @@ describe('txnTypeOf', () => {
   });
 
   it('on random and mutated bytes: the type whenever decodeTxn decodes, else a TxnDecodeError or a type', () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat(), fc.nat(255), (noise, at, byte) => {
-        const mutated = sample.slice();
-        mutated[at % mutated.length] = byte;
-        for (const bytes of [noise, mutated]) {
-          let type: number | Error;
-          try {
-            type = txnTypeOf(bytes);
-          } catch (e) {
-            assert.ok(isTxnDecodeError(e), `only TxnDecodeError, got ${String(e)}`);
-            type = e as Error;
-          }
-          let decoded: number | null = null;
-          try {
-            decoded = decodeTxn(bytes).txnType;
-          } catch {
-            // Malformed past the type: txnTypeOf may still have read one.
-          }
-          if (decoded !== null) assert.equal(type, decoded);
-          if (type instanceof Error) assert.equal(decoded, null, 'decodeTxn refuses what txnTypeOf refuses');
-        }
-      }),
-      { numRuns: 10_000 },
-    );
+    forRandomAndMutated(sample, (bytes) => {
+      let type: number | Error;
+      try {
+        type = txnTypeOf(bytes);
+      } catch (e) {
+        assert.ok(isTxnDecodeError(e), `only TxnDecodeError, got ${String(e)}`);
+        type = e as Error;
+      }
+      let decoded: number | null = null;
+      try {
+        decoded = decodeTxn(bytes).txnType;
+      } catch {
+        // Malformed past the type: txnTypeOf may still have read one.
+      }
+      if (decoded !== null) assert.equal(type, decoded);
+      if (type instanceof Error) assert.equal(decoded, null, 'decodeTxn refuses what txnTypeOf refuses');
+    });
   });
 
   it('refuses type 0 and a truncated header as decodeTxn does', () => {
