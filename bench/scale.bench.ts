@@ -49,8 +49,9 @@
  * 20,468/s after: writeVsVerify 0.163 (the next two runs: 0.117, its 32-in-flight level 2,229
  * tx/s at p99 58 ms, then 0.174; that level moves between ~1,900 and ~3,300 from run to run);
  * sustained 60 s at 32: 3,240 accepted and 3,234 mined a second, p50 7.1 ms, p99 40.1 ms,
- * CPU per write node 344 µs (main thread 205 µs), redis-server 66 µs. Growth: every route within 1.06x. Three runs of the hour before, with Redis commits
- * and MGETs still in ioredis' auto-pipeline: writeVsVerify 0.147, 0.162, 0.140. On a slower
+ * CPU per write node 344 µs (main thread 205 µs), redis-server 66 µs. Growth: every route
+ * within 1.06x. Three runs of the hour before, with Redis commits and MGETs still in ioredis'
+ * auto-pipeline: writeVsVerify 0.147, 0.162, 0.140. On a slower
  * Intel Xeon @ 2.50GHz that day (13:20, bursts of 1,500 transfers per level, before the
  * admission and Redis changes): writeVsVerify 0.121, sustained 1,326 at p99 80 ms.
  * On another Intel Xeon (2 cores) that evening, after the hot feed and block spacing changes
