@@ -75,7 +75,9 @@ export class Blocks {
 
     if (header.height !== parent.height + 1n) throw new ChainRequestError(`block height ${header.height} is not its parent's ${parent.height} + 1`);
     const parentHeader = decodeHeader(parent.header);
-    if (header.tstampSecs <= parentHeader.tstampSecs) throw new ChainRequestError('block timestamp is not after its parent\'s');
+    if (header.tstampSecs < parentHeader.tstampSecs + this.ctx.params.minSecsAfterParent) {
+      throw new ChainRequestError(this.ctx.params.minSecsAfterParent > 0n ? 'block timestamp is not after its parent\'s' : 'block timestamp is before its parent\'s');
+    }
     if (header.tstampSecs > BigInt(Math.floor(this.ctx.now() / 1000)) + BigInt(this.ctx.params.maxTimestampFutureSecs)) {
       throw new ChainRequestError('block timestamp is too far in the future');
     }

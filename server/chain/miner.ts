@@ -60,6 +60,8 @@ export interface AutoMinerOptions {
    * that lost the lease (or was paused past it) never writes. @default no fence (tests)
    */
   fence?: () => Guard | null;
+  /** The clock blocks are checked against (ms since the epoch). @default Date.now */
+  now?: () => number;
 }
 
 /** The miner was asked to resume after `stop()`: the node is shutting down (503, retry on another process). */
@@ -79,7 +81,7 @@ export class AutoMiner {
   private closed = false;
   private tipChanged = false;
   private timer: NodeJS.Timeout | null = null;
-  /** Set while the store could not be read; fires a new attempt. */
+  /** Set while the store could not be read or the clock is behind the chain; fires a new attempt. */
   private retryTimer: NodeJS.Timeout | null = null;
   private interval: NodeJS.Timeout | null = null;
   private unsubscribes: Unsubscribe[] = [];
@@ -226,6 +228,23 @@ export class AutoMiner {
     }
   }
 
+  /** Seconds until `header`'s timestamp is within the chain's allowance past the clock (0: now). */
+  private secondsTooEarly(header: Uint8Array): number {
+    const tstamp = new DataView(header.buffer, header.byteOffset).getBigUint64(HEADER_OFFSETS.tstampSecs);
+    const latest = BigInt(Math.floor((this.opts.now ?? Date.now)() / 1000)) + this.opts.chain.params.maxTimestampFutureSecs;
+    return tstamp > latest ? Number(tstamp - latest) : 0;
+  }
+
+  /** A new attempt after `ms` (one pending at a time). */
+  private retryAfter(ms: number): void {
+    if (this.stopped || this.retryTimer !== null) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.request();
+    }, ms);
+    this.retryTimer.unref();
+  }
+
   /**
    * Whether transactions wait. If the store cannot say (Redis down), look again in a second:
    * transactions admitted before the outage must still be mined after it, even if no new
@@ -236,18 +255,12 @@ export class AutoMiner {
       return (await this.opts.chain.mempoolSize()) > 0;
     } catch (err) {
       this.opts.log.warn({ err: (err as Error).message }, 'miner: cannot read the mempool; retrying in 1 s');
-      if (!this.stopped && this.retryTimer === null) {
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = null;
-          this.request();
-        }, STORE_RETRY_MS);
-        this.retryTimer.unref();
-      }
+      this.retryAfter(STORE_RETRY_MS);
       return false;
     }
   }
 
-  /** One block attempt; false when this process may not produce blocks (no lease). */
+  /** One block attempt; false when this process may not produce blocks (no lease) or must wait for the clock. */
   private async mineOne(): Promise<boolean> {
     const { chain, crypto, log } = this.opts;
     const fence = this.opts.fence?.();
@@ -255,6 +268,14 @@ export class AutoMiner {
     const rewardPublicKey = this.rewardKeys[this.attempts++ % this.rewardKeys.length]!;
     let t = await chain.blockTemplate(rewardPublicKey, 1);
     let header = t.headers[0]!;
+    const early = this.secondsTooEarly(header);
+    if (early > 0) {
+      // Refused as too far in the future until the clock catches up (a clock set back, or a
+      // chain whose timestamps ran ahead): wait for it rather than mine blocks that cannot connect.
+      log.warn({ waitSecs: early, maxTimestampFutureSecs: Number(chain.params.maxTimestampFutureSecs) }, 'miner: the next block\'s timestamp is too far past the clock; waiting for the clock');
+      this.retryAfter(early * 1000);
+      return false;
+    }
     this.tipChanged = false;
     let start = randomU64();
     for (let slice = 0; ; slice++) {

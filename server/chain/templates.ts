@@ -177,7 +177,9 @@ export class Templates {
     const first = failures[0];
     const failing = first ? { hashHex: first.entry.hashHex, error: (first.error as Error).message, addedAtMs: first.entry.addedAtMs } : null;
     const nowSecs = BigInt(Math.floor(this.ctx.now() / 1000));
-    const tstampSecs = nowSecs > tip.tstampSecs ? nowSecs : tip.tstampSecs + 1n;
+    // The clock, unless the parent's timestamp (plus the step the chain requires) is later.
+    const earliest = tip.tstampSecs + this.ctx.params.minSecsAfterParent;
+    const tstampSecs = nowSecs > earliest ? nowSecs : earliest;
     const target = await this.targets.after(tip);
     const merklePath = await this.merklePathFor(`${tip.hashHex}:${version}:${hashes.length}`, hashes);
     const record: TemplateRecord = {

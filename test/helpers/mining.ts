@@ -35,8 +35,9 @@ export async function solveTemplate(crypto: CryptoService, t: Record<string, unk
  * A solved block on `chain`'s tip (its template's time and target) paying `rewardPk`, holding
  * `txns` after a reward whose extra data is `extraNonce`: the same bytes whichever chain then
  * processes it, so tests can connect one block on two chains, or by two processes.
+ * `tstampSecs` replaces the template's timestamp (to test the timestamp rules).
  */
-export async function solvedBlock(chain: Chain, crypto: CryptoService, rewardPk: Uint8Array, txns: readonly Uint8Array[], extraNonce = 1): Promise<{ header: Uint8Array; txns: Uint8Array[] }> {
+export async function solvedBlock(chain: Chain, crypto: CryptoService, rewardPk: Uint8Array, txns: readonly Uint8Array[], extraNonce = 1, tstampSecs?: bigint): Promise<{ header: Uint8Array; txns: Uint8Array[] }> {
   const template = await chain.blockTemplate(rewardPk, 1);
   const fees = txns.reduce((a, t) => a + (decodeTxn(t).v1?.feeNanos ?? 0n), 0n);
   const reward = encodeTxn({
@@ -50,6 +51,7 @@ export async function solvedBlock(chain: Chain, crypto: CryptoService, rewardPk:
     v1: null,
   });
   const all = [reward, ...txns];
-  const unsolved = encodeHeader({ ...decodeHeader(template.headers[0]!), transactionMerkleRoot: merkleRoot(all.map((b) => txnHash(b))) });
+  const templateHeader = decodeHeader(template.headers[0]!);
+  const unsolved = encodeHeader({ ...templateHeader, tstampSecs: tstampSecs ?? templateHeader.tstampSecs, transactionMerkleRoot: merkleRoot(all.map((b) => txnHash(b))) });
   return { header: await solveHeader(crypto, unsolved, template.target), txns: all };
 }

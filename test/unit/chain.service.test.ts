@@ -19,7 +19,7 @@ import { signTransaction } from '../../server/identity/signTxn.js';
 import { openStore } from '../../server/store/index.js';
 import type { Store } from '../../server/store/types.js';
 import { getPublicKey } from '../../wasm/secp256k1.js';
-import { solveHeader } from '../helpers/mining.js';
+import { solvedBlock, solveHeader } from '../helpers/mining.js';
 
 const log = pino({ level: 'silent' });
 const crypto = new InlineCrypto();
@@ -257,5 +257,67 @@ describe('chain: submit-block rejections', () => {
     const orphan = encodeHeader({ ...h, prevBlockHash: new Uint8Array(randomBytes(32)) });
     const r = await chain.processBlock(orphan, []);
     assert.deepEqual([r.isMainChain, r.isOrphan], [false, true]);
+  });
+});
+
+describe('chain: block timestamps', () => {
+  /** A chain on a memory store whose clock stands still at `nowSecs`. */
+  async function chainAt(nowSecs: bigint, params = DEV_CHAIN_PARAMS): Promise<{ chain: Chain; close: () => Promise<void> }> {
+    const s = await openStore({});
+    const c = new Chain({ store: s, crypto, params, log, now: () => Number(nowSecs) * 1000 });
+    await c.init();
+    return { chain: c, close: () => s.close() };
+  }
+  const tipStamp = async (c: Chain): Promise<bigint> => decodeHeader((await c.blockTemplate(alice.pk, 1)).headers[0]!).tstampSecs;
+  const NOW = 1_900_000_000n;
+  const CORE_STEP = { ...DEV_CHAIN_PARAMS, minSecsAfterParent: 1n };
+
+  it('dev chain: blocks mined within one second share it, so the chain keeps to the clock', async () => {
+    const { chain: c, close } = await chainAt(NOW);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const b = await solvedBlock(c, crypto, alice.pk, [], i + 1);
+        assert.equal(decodeHeader(b.header).tstampSecs, NOW);
+        assert.ok((await c.processBlock(b.header, b.txns)).isMainChain);
+      }
+      assert.equal((await c.tip()).height, 5n);
+      assert.equal(await tipStamp(c), NOW, 'the next template is still on the clock');
+    } finally {
+      await close();
+    }
+  });
+
+  it('core rule (a step of 1 s): each block is a second past its parent, so fast blocks run ahead of the clock', async () => {
+    const { chain: c, close } = await chainAt(NOW, CORE_STEP);
+    try {
+      for (let i = 0n; i < 3n; i++) {
+        const b = await solvedBlock(c, crypto, alice.pk, [], Number(i) + 1);
+        assert.equal(decodeHeader(b.header).tstampSecs, NOW + i);
+        assert.ok((await c.processBlock(b.header, b.txns)).isMainChain);
+      }
+      assert.equal(await tipStamp(c), NOW + 3n);
+    } finally {
+      await close();
+    }
+  });
+
+  it('refuses a block before its parent (dev), or not after it (core rule), and one too far past the clock', async () => {
+    for (const [params, equalOk] of [[DEV_CHAIN_PARAMS, true], [CORE_STEP, false]] as const) {
+      const { chain: c, close } = await chainAt(NOW, params);
+      try {
+        const first = await solvedBlock(c, crypto, alice.pk, [], 1);
+        assert.ok((await c.processBlock(first.header, first.txns)).isMainChain);
+        const parent = decodeHeader(first.header).tstampSecs;
+        const before = await solvedBlock(c, crypto, alice.pk, [], 2, parent - 1n);
+        await assert.rejects(c.processBlock(before.header, before.txns), (e: Error) => e instanceof ChainRequestError && /timestamp is (before|not after) its parent/.test(e.message));
+        const equal = await solvedBlock(c, crypto, alice.pk, [], 3, parent);
+        if (equalOk) assert.ok((await c.processBlock(equal.header, equal.txns)).isMainChain);
+        else await assert.rejects(c.processBlock(equal.header, equal.txns), /timestamp is not after its parent/);
+        const future = await solvedBlock(c, crypto, alice.pk, [], 4, NOW + params.maxTimestampFutureSecs + 1n);
+        await assert.rejects(c.processBlock(future.header, future.txns), /too far in the future/);
+      } finally {
+        await close();
+      }
+    }
   });
 });

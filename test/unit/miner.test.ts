@@ -51,4 +51,41 @@ describe('AutoMiner', () => {
       await store.close();
     }
   });
+
+  it('waits for the clock instead of mining blocks that would be too far past it', async () => {
+    const store = new MemoryStore();
+    // The core rule (each block a second past its parent) and a 2 s allowance: three blocks
+    // mined within one second reach it.
+    const params = { ...DEV_CHAIN_PARAMS, minSecsAfterParent: 1n, maxTimestampFutureSecs: 2n };
+    let nowMs = 1_900_000_000_000;
+    const now = (): number => nowMs;
+    const chain = new Chain({ store, crypto, params, log, now });
+    await chain.init();
+    const alice = newKey();
+    for (let i = 1; i <= 3; i++) {
+      const b = await solvedBlock(chain, crypto, alice.pk, [], i);
+      assert.ok((await chain.processBlock(b.header, b.txns)).isMainChain);
+    }
+    await chain.submitTransaction(await signedTransfer(chain, crypto, alice, newKey().pk, 1_000n));
+    let templates = 0;
+    const counting = Object.create(chain) as Chain;
+    counting.blockTemplate = (...args) => {
+      templates++;
+      return chain.blockTemplate(...args);
+    };
+    const miner = new AutoMiner({ chain: counting, crypto, store, rewardPublicKey: newKey().pk, blockIntervalSeconds: 0, log, now });
+    try {
+      await miner.start();
+      await until(async () => templates >= 1, 'the miner looked at a template', { timeoutMs: 10_000 });
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(miner.blocksMined, 0);
+      assert.equal(templates, 1, 'one look, then a wait: no attempt after attempt');
+      nowMs += 1000; // the clock reaches the next block's timestamp less the allowance
+      await until(async () => (await chain.tip()).height === 4n, 'the miner mined once the clock allowed', { timeoutMs: 10_000 });
+      assert.equal(await chain.mempoolSize(), 0);
+    } finally {
+      await miner.stop();
+      await store.close();
+    }
+  });
 });

@@ -68,6 +68,16 @@ export interface ChainParams {
   /** A block's TstampSecs may be at most this far past the node's clock (core MaxTstampOffsetSeconds). */
   readonly maxTimestampFutureSecs: bigint;
   /**
+   * How far a block's TstampSecs must be past its parent's: 1 in core (strictly later), 0 on the
+   * dev chain (not in core; at or after the parent's). Timestamps are whole seconds, so with 1 a
+   * chain that mines several blocks a second runs ahead of the clock by a second per extra block
+   * until it reaches maxTimestampFutureSecs, and from then on may mine one block a second: the
+   * dev chain's built-in miner, ~7 blocks a second under 2,000 writes a second, got there after
+   * ~20 minutes, and its blocks grew to ~2,000 transactions with commits of up to 200 ms. With
+   * 0, blocks of one second share it and the chain's time stays the clock's.
+   */
+  readonly minSecsAfterParent: bigint;
+  /**
    * The hardest target retargeting may reach, or null for none (core has none). The dev chain
    * sets one so a burst of instant blocks (the built-in miner mines within ~100 ms of a
    * transaction) can never push the work past what a CPU does in well under a second.
@@ -105,7 +115,9 @@ export const MAINNET_MIN_TARGET_HEX = '000001ffff0000000000000000000000000000000
  * whoever submits them rather than by work. Because retargets are clamped at this min target,
  * blocks that come slower than 2 s never make mining easier than that; and because they are
  * clamped at `hardestTargetHex` too, blocks that come much faster never make it harder than
- * ~7,300 hashes.
+ * ~7,300 hashes. A block may share its parent's second (minSecsAfterParent 0): the built-in
+ * miner closes many blocks a second, and with core's step of 1 s their timestamps ran ahead of
+ * the clock into maxTimestampFutureSecs.
  *
  * Unlike regtest (PoS cutover at 300), the dev chain never cuts over: posCutoverHeight is null,
  * so every PoW block pays 1 DESO + fees until the §5.7 schedule says otherwise. Set it to 300n to
@@ -127,6 +139,7 @@ export const DEV_CHAIN_PARAMS: ChainParams = Object.freeze({
   mempoolMaxSizeBytes: 10_000_000,
   maxBlockRewardExtraDataBytes: 250,
   maxTimestampFutureSecs: 7_200n,
+  minSecsAfterParent: 0n,
   hardestTargetHex: DEV_HARDEST_TARGET_HEX,
   genesisTstampSecs: DESO_GENESIS_TSTAMP_SECS,
 });
@@ -148,6 +161,7 @@ export const MAINNET_PARAMS: ChainParams = Object.freeze({
   mempoolMaxSizeBytes: 250_000_000,
   maxBlockRewardExtraDataBytes: 250,
   maxTimestampFutureSecs: 7_200n,
+  minSecsAfterParent: 1n,
   hardestTargetHex: null,
   genesisTstampSecs: DESO_GENESIS_TSTAMP_SECS,
 });
@@ -169,6 +183,7 @@ export const TESTNET_PARAMS: ChainParams = Object.freeze({
   mempoolMaxSizeBytes: 250_000_000,
   maxBlockRewardExtraDataBytes: 250,
   maxTimestampFutureSecs: 7_200n,
+  minSecsAfterParent: 1n,
   hardestTargetHex: null,
   genesisTstampSecs: DESO_GENESIS_TSTAMP_SECS,
 });
