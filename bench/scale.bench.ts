@@ -75,7 +75,7 @@ import { freePort } from '../test/helpers/ports.js';
 import { fmt, serverSet, stopServer, type ServerProc } from './http/harness.js';
 import { waitQuiet } from './load/node.js';
 import { checkSizes, FUND_NANOS, makeKey } from './scale/dataset.js';
-import { chainGauges, mineBlocks, nodeArgs, startNodeTimed } from './scale/node.js';
+import { chainGauges, chainLeadSecs, mineBlocks, nodeArgs, startNodeTimed } from './scale/node.js';
 import { emptyDataSet, grow, type DataSet } from './scale/populate.js';
 import { readRoutes, timeReads, type RouteTiming } from './scale/reads.js';
 import { measureRedisBytes, type RedisBytes } from './scale/redisBytes.js';
@@ -270,6 +270,7 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
 
     const verifyPerSec = (verifyAround[0]! + verifyAround[1]!) / 2;
     const { tip } = await chainGauges(port);
+    const leadSecs = await chainLeadSecs(port, tip);
 
     const first = results[0]!;
     const last = results[results.length - 1]!;
@@ -301,7 +302,7 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
         `the crypto pool (${threads} workers) verifies ${fmt(verifyPerSec, 0)}/s (${verifyAround.map((v) => fmt(v, 0)).join(' before, ')} after): writeVsVerify ${writeVsVerify.toFixed(3)} (${mark(writeVsVerify >= TARGETS.writeVsVerify)} ≥ ${TARGETS.writeVsVerify})`,
     );
     const seconds = (performance.now() - started) / 1000;
-    console.log(`(${fmt(seconds, 1)} s in all; chain tip ${tip}; load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} at start, ${loadavg().map((l) => l.toFixed(2)).join(' ')} at end)`);
+    console.log(`(${fmt(seconds, 1)} s in all; chain tip ${tip}, its timestamp ${leadSecs} s past the clock; load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} at start, ${loadavg().map((l) => l.toFixed(2)).join(' ')} at end)`);
 
     const per = last.bytes.bytesPer;
     const writeErrors = results.reduce((a, r) => a + r.writes.reduce((b, w) => b + w.errors, 0), 0);
@@ -329,6 +330,8 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       poolVerifyPerSec: Math.round(verifyPerSec),
       poolVerifyPerSecBeforeAfterWrites: verifyAround.map(Math.round),
       poolThreads: threads,
+      chainTip: Number(tip),
+      chainLeadSecs: leadSecs,
       writeVsVerify: round(writeVsVerify, 3),
       targetsMet: {
         growth: failing.length === 0,

@@ -77,6 +77,18 @@ export async function chainGauges(port: number): Promise<{ tip: bigint; mempool:
   return { tip: BigInt(tip), mempool };
 }
 
+/**
+ * Seconds the tip block's timestamp is past the clock (negative: behind it). A chain that mines
+ * several blocks a second must not run ahead: blocks more than maxTimestampFutureSecs (2 h)
+ * past the clock are refused, and a chain there may mine only one block a second.
+ */
+export async function chainLeadSecs(port: number, tip: bigint): Promise<number> {
+  const r = await freshRequest(port, 'POST', '/api/v1/block', JSON.stringify({ Height: Number(tip) }));
+  if (r.status !== 200) throw new Error(`/api/v1/block answered ${r.status}: ${r.text.slice(0, 200)}`);
+  const header = (JSON.parse(r.text) as { Header: { TstampSecs: number } }).Header;
+  return header.TstampSecs - Math.floor(Date.now() / 1000);
+}
+
 /** Mines `count` blocks paying `publicKey` (1 native coin each on the dev chain). */
 export async function mineBlocks(port: number, publicKey: string, count: number, crypto: CryptoService): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
