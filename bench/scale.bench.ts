@@ -58,7 +58,7 @@
  * (18:37, 541 s): sustained 2,133 tx/s at p99 46.7 ms, 549 µs of node CPU per write, but
  * writeVsVerify 0.140 with the pool at 13,172/s before the levels and 17,952/s after; in that
  * machine's slow spells (~720 µs per write) 1,606-1,667 tx/s at p99 56-59 ms.
- * On a third AMD EPYC (2026-11-26 22:21, 582 s, chain timestamps on the clock): writes 403 /
+ * On a third AMD EPYC (2026-11-26 21:36, 582 s, chain timestamps on the clock): writes 403 /
  * 1,365 / 2,078 tx/s against a pool of 23,031/s (writeVsVerify 0.090), sustained 2,090 tx/s at
  * p99 73.8 ms, 489 µs of node CPU per write (main thread 331 µs), Redis 123 µs.
  * Throughput moves ±15% between identical runs on one machine: compare CPU per write, or
