@@ -44,6 +44,13 @@ const BATCH_DELAY_MS = 20;
 const MIN_BLOCK_SPACING_MS = 35;
 /** How long to wait before asking an unreachable store again. */
 const STORE_RETRY_MS = 1000;
+/**
+ * After a failed attempt the next waits this long, doubled for each failure in a row up to
+ * MAX_FAILURE_BACKOFF_MS, whatever mempool events come meanwhile: a failure that repeats (a
+ * block the chain refuses, a template that cannot be built) must not become a loop of attempts.
+ */
+const FAILURE_BACKOFF_MS = 100;
+const MAX_FAILURE_BACKOFF_MS = 5_000;
 
 export interface AutoMinerOptions {
   chain: Chain;
@@ -92,6 +99,10 @@ export class AutoMiner {
   /** Blocks attempted, to take the reward keys in turn. */
   private attempts = 0;
   private lastBlockAt = -Infinity;
+  /** No attempt before this (performance.now() ms): a failure's back-off, or the clock's wait. */
+  private notBefore = 0;
+  /** Attempts that failed in a row. */
+  private failures = 0;
   /** Blocks this miner connected (for status and tests). */
   blocksMined = 0;
 
@@ -211,14 +222,23 @@ export class AutoMiner {
     try {
       while (this.wanted && !this.stopped) {
         this.wanted = false;
+        const deferred = this.notBefore - performance.now();
+        if (deferred > 0) {
+          this.retryAfter(deferred);
+          break;
+        }
         const wait = this.lastBlockAt + MIN_BLOCK_SPACING_MS - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         if (this.stopped) break;
         try {
           // Not the producer (any more): the lease listener pauses this miner; until then, idle.
           if (!(await this.mineOne())) break;
+          this.failures = 0;
         } catch (err) {
-          this.opts.log.warn({ err: (err as Error).message }, 'miner: attempt failed; retrying on the next event');
+          this.failures++;
+          const backoffMs = Math.min(FAILURE_BACKOFF_MS * 2 ** (this.failures - 1), MAX_FAILURE_BACKOFF_MS);
+          this.opts.log.warn({ err: (err as Error).message, failuresInARow: this.failures, retryInMs: backoffMs }, 'miner: attempt failed; retrying after a pause');
+          this.deferFor(backoffMs);
         }
         // Transactions that arrived while mining go into the next block.
         if (!this.stopped && (await this.mempoolWaiting())) this.wanted = true;
@@ -233,6 +253,12 @@ export class AutoMiner {
     const tstamp = new DataView(header.buffer, header.byteOffset).getBigUint64(HEADER_OFFSETS.tstampSecs);
     const latest = BigInt(Math.floor((this.opts.now ?? Date.now)() / 1000)) + this.opts.chain.params.maxTimestampFutureSecs;
     return tstamp > latest ? Number(tstamp - latest) : 0;
+  }
+
+  /** No attempt for `ms`, then one. */
+  private deferFor(ms: number): void {
+    this.notBefore = Math.max(this.notBefore, performance.now() + ms);
+    this.retryAfter(ms);
   }
 
   /** A new attempt after `ms` (one pending at a time). */
@@ -273,7 +299,7 @@ export class AutoMiner {
       // Refused as too far in the future until the clock catches up (a clock set back, or a
       // chain whose timestamps ran ahead): wait for it rather than mine blocks that cannot connect.
       log.warn({ waitSecs: early, maxTimestampFutureSecs: Number(chain.params.maxTimestampFutureSecs) }, 'miner: the next block\'s timestamp is too far past the clock; waiting for the clock');
-      this.retryAfter(early * 1000);
+      this.deferFor(early * 1000);
       return false;
     }
     this.tipChanged = false;

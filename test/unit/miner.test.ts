@@ -88,4 +88,37 @@ describe('AutoMiner', () => {
       await store.close();
     }
   });
+
+  it('backs off after failed attempts, whatever mempool events come meanwhile, and mines once they stop failing', async () => {
+    const store = new MemoryStore();
+    const chain = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log });
+    await chain.init();
+    const alice = newKey();
+    const first = await solvedBlock(chain, crypto, alice.pk, []);
+    assert.ok((await chain.processBlock(first.header, first.txns)).isMainChain);
+    let failing = true;
+    let attempts = 0;
+    const flaky = Object.create(chain) as Chain;
+    flaky.blockTemplate = (...args) => {
+      attempts++;
+      return failing ? Promise.reject(new Error('template store hiccup')) : chain.blockTemplate(...args);
+    };
+    const miner = new AutoMiner({ chain: flaky, crypto, store, rewardPublicKey: newKey().pk, blockIntervalSeconds: 0, log });
+    try {
+      await miner.start();
+      // A transaction every 20 ms for 650 ms: each announces a mempool change.
+      for (let i = 0; i < 32; i++) {
+        await chain.submitTransaction(await signedTransfer(chain, crypto, alice, newKey().pk, 1_000n));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // Attempts at ~0, 100, 300 and 700 ms (back-offs of 100, 200, 400 ms): not one per event.
+      assert.ok(attempts >= 2 && attempts <= 5, `${attempts} attempts in ~650 ms`);
+      failing = false;
+      await until(async () => (await chain.mempoolSize()) === 0, 'the miner mined once the failures stopped', { timeoutMs: 10_000 });
+      assert.ok(miner.blocksMined >= 1);
+    } finally {
+      await miner.stop();
+      await store.close();
+    }
+  });
 });
