@@ -72,9 +72,10 @@ export interface ChainParams {
    * dev chain (not in core; at or after the parent's). Timestamps are whole seconds, so with 1 a
    * chain that mines several blocks a second runs ahead of the clock by a second per extra block
    * until it reaches maxTimestampFutureSecs, and from then on may mine one block a second: the
-   * dev chain's built-in miner, ~7 blocks a second under 2,000 writes a second, got there after
-   * ~20 minutes, and its blocks grew to ~2,000 transactions with commits of up to 200 ms. With
-   * 0, blocks of one second share it and the chain's time stays the clock's.
+   * dev chain's built-in miner makes ~7 blocks a second under 2,000 writes a second (~20 minutes
+   * to the limit; a 100k-profile bench node reached it within an hour of writes), and its blocks
+   * then grew to ~2,000 transactions with commits of up to 200 ms. With 0, blocks of one second
+   * share it and the chain's time stays the clock's.
    */
   readonly minSecsAfterParent: bigint;
   /**
