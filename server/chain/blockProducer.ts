@@ -88,6 +88,16 @@ export class BlockProducer {
   /** Templates this process published (for tests and metrics). */
   templatesPublished = 0;
 
+  /** Blocks the built-in miner of this process connected (0 without one). */
+  get minerBlocks(): number {
+    return this.opts.miner?.blocksMined ?? 0;
+  }
+
+  /** Failed block attempts of the built-in miner of this process (0 without one). */
+  get minerFailedAttempts(): number {
+    return this.opts.miner?.failedAttempts ?? 0;
+  }
+
   constructor(private readonly opts: BlockProducerOptions) {}
 
   async start(): Promise<void> {

@@ -103,8 +103,10 @@ export class AutoMiner {
   private notBefore = 0;
   /** Attempts that failed in a row. */
   private failures = 0;
-  /** Blocks this miner connected (for status and tests). */
+  /** Blocks this miner connected (for status, metrics and tests). */
   blocksMined = 0;
+  /** Attempts that failed, in all (for metrics and tests). */
+  failedAttempts = 0;
 
   constructor(private readonly opts: AutoMinerOptions) {
     this.rewardKeys = [opts.rewardPublicKey];
@@ -236,6 +238,7 @@ export class AutoMiner {
           this.failures = 0;
         } catch (err) {
           this.failures++;
+          this.failedAttempts++;
           const backoffMs = Math.min(FAILURE_BACKOFF_MS * 2 ** (this.failures - 1), MAX_FAILURE_BACKOFF_MS);
           this.opts.log.warn({ err: (err as Error).message, failuresInARow: this.failures, retryInMs: backoffMs }, 'miner: attempt failed; retrying after a pause');
           this.deferFor(backoffMs);

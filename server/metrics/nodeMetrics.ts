@@ -46,7 +46,13 @@ export interface MetricsSources {
   health: { readonly lastPingMs: number; current(): { ready: boolean } };
   minerFeed: { readonly subscribers: number; readonly rounds: number };
   /** The block producer role (chain/blockProducer.ts); absent in baselines without one. */
-  producer?: { readonly leading: boolean; readonly templatesPublished: number };
+  producer?: {
+    readonly leading: boolean;
+    readonly templatesPublished: number;
+    /** The built-in miner of this process: blocks it connected, attempts that failed (each paused the next). */
+    readonly minerBlocks?: number;
+    readonly minerFailedAttempts?: number;
+  };
   /** The worker pool, when the process has one. */
   cryptoPool: { readonly queueSize: number; readonly threadCount: number } | null;
   /** HTTP requests and socket messages being handled now. */
@@ -206,6 +212,17 @@ export class NodeMetrics {
       const p = src()?.producer;
       if (p) c.setTotal(undefined, p.templatesPublished);
     });
+    r.counter({ name: 'socialnode_miner_blocks_total', help: 'Blocks the built-in miner of this process mined and connected.' }, (c) => {
+      const p = src()?.producer;
+      if (p?.minerBlocks !== undefined) c.setTotal(undefined, p.minerBlocks);
+    });
+    r.counter(
+      { name: 'socialnode_miner_failed_attempts_total', help: 'Block attempts of the built-in miner that failed (a template not built, a block refused); each pauses the next, 100 ms doubling to 5 s.' },
+      (c) => {
+        const p = src()?.producer;
+        if (p?.minerFailedAttempts !== undefined) c.setTotal(undefined, p.minerFailedAttempts);
+      },
+    );
     r.gauge({ name: 'socialnode_info', help: 'Always 1; labels name the state store kind and the network.', labelNames: ['store', 'network'] }, (g) => {
       const s = src();
       g.reset();

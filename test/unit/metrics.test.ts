@@ -168,7 +168,7 @@ describe('GET /metrics (NodeMetrics through the router)', () => {
       chain: { tip: async () => ({ height: 42n }), mempoolSize: async () => 3 },
       health: { lastPingMs: 2.5, current: () => ({ ready: true }) },
       minerFeed: { subscribers: 2, rounds: 9 },
-      producer: { leading: true, templatesPublished: 4 },
+      producer: { leading: true, templatesPublished: 4, minerBlocks: 6, minerFailedAttempts: 2 },
       cryptoPool: { queueSize: 1, threadCount: 2 },
       inFlight: () => 1,
       readCache: () => ({ hits: 7, misses: 2, entries: 2, bytes: 512, rechecked: 5, kept: 3 }),
@@ -191,6 +191,8 @@ describe('GET /metrics (NodeMetrics through the router)', () => {
     assert.equal(v('socialnode_miner_feed_rounds_total'), 9);
     assert.equal(v('socialnode_block_producer'), 1);
     assert.equal(v('socialnode_templates_published_total'), 4);
+    assert.equal(v('socialnode_miner_blocks_total'), 6);
+    assert.equal(v('socialnode_miner_failed_attempts_total'), 2);
     assert.equal(v('socialnode_http_requests_in_flight'), 1);
     assert.equal(v('socialnode_read_cache_hits_total'), 7);
     assert.equal(v('socialnode_read_cache_misses_total'), 2);

@@ -113,6 +113,7 @@ describe('AutoMiner', () => {
       }
       // Attempts at ~0, 100, 300 and 700 ms (back-offs of 100, 200, 400 ms): not one per event.
       assert.ok(attempts >= 2 && attempts <= 5, `${attempts} attempts in ~650 ms`);
+      assert.equal(miner.failedAttempts, attempts, 'each failure is counted (socialnode_miner_failed_attempts_total)');
       failing = false;
       await until(async () => (await chain.mempoolSize()) === 0, 'the miner mined once the failures stopped', { timeoutMs: 10_000 });
       assert.ok(miner.blocksMined >= 1);
