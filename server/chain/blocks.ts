@@ -9,6 +9,7 @@ import type { Guard, WriteOp } from '../store/types.js';
 import { packBlockBody } from './block/body.js';
 import { decodeHeader, HEADER_BYTES, type BlockHeader } from './block/header.js';
 import { merkleRoot } from './block/merkle.js';
+import { secondsPastFutureLimit } from './block/params.js';
 import { blockRewardNanos } from './block/reward.js';
 import { CHANNEL_TIP, type ChainContext } from './context.js';
 import { ChainRequestError, FencedError } from './errors.js';
@@ -78,7 +79,7 @@ export class Blocks {
     if (header.tstampSecs < parentHeader.tstampSecs + this.ctx.params.minSecsAfterParent) {
       throw new ChainRequestError(this.ctx.params.minSecsAfterParent > 0n ? 'block timestamp is not after its parent\'s' : 'block timestamp is before its parent\'s');
     }
-    if (header.tstampSecs > BigInt(Math.floor(this.ctx.now() / 1000)) + BigInt(this.ctx.params.maxTimestampFutureSecs)) {
+    if (secondsPastFutureLimit(this.ctx.params, header.tstampSecs, this.ctx.now()) > 0n) {
       throw new ChainRequestError('block timestamp is too far in the future');
     }
     const parentTip: TipRecord = { hashHex: hex(header.prevBlockHash), height: parent.height, tstampSecs: parentHeader.tstampSecs, targetHex: parent.targetHex };

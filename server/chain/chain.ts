@@ -74,6 +74,8 @@ export class Chain {
   private readonly store: Store;
   private readonly crypto: CryptoService;
   readonly params: ChainParams;
+  /** The clock blocks are checked against (ms since the epoch). */
+  readonly now: () => number;
   private readonly createProfileFeeNanos: bigint;
   private readonly paramUpdaterPublicKeys: ReadonlySet<string>;
   private readonly pending: PendingState;
@@ -86,6 +88,7 @@ export class Chain {
     this.positionRead = this.store.watchedRead(() => this.readPosition());
     this.crypto = opts.crypto;
     this.params = opts.params;
+    this.now = opts.now ?? Date.now;
     this.createProfileFeeNanos = opts.createProfileFeeNanos ?? 0n;
     this.paramUpdaterPublicKeys = new Set((opts.paramUpdaterPublicKeys ?? []).map((k) => hex(k)));
     const ctx: ChainContext = {
@@ -93,7 +96,7 @@ export class Chain {
       crypto: opts.crypto,
       params: opts.params,
       log: opts.log,
-      now: opts.now ?? Date.now,
+      now: this.now,
       connectContext: (height) => this.context(height),
       position: () => this.position(),
       commitMovingTo: (ops, guards, position) => this.positionRead.commitLeaving(() => this.store.commit(ops, guards), position),

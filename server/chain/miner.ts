@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { CryptoService } from '../crypto/service.js';
 import type { Guard, Store, Unsubscribe } from '../store/types.js';
 import { HEADER_OFFSETS } from './block/header.js';
+import { secondsPastFutureLimit } from './block/params.js';
 import { CHANNEL_MEMPOOL, CHANNEL_TIP, FencedError, type Chain } from './chain.js';
 import { randomU64 } from './random.js';
 import { DomainError } from '../errors.js';
@@ -67,8 +68,6 @@ export interface AutoMinerOptions {
    * that lost the lease (or was paused past it) never writes. @default no fence (tests)
    */
   fence?: () => Guard | null;
-  /** The clock blocks are checked against (ms since the epoch). @default Date.now */
-  now?: () => number;
 }
 
 /** The miner was asked to resume after `stop()`: the node is shutting down (503, retry on another process). */
@@ -88,7 +87,7 @@ export class AutoMiner {
   private closed = false;
   private tipChanged = false;
   private timer: NodeJS.Timeout | null = null;
-  /** Set while the store could not be read or the clock is behind the chain; fires a new attempt. */
+  /** Set while an attempt waits (the store unreadable, a failure's back-off, the clock behind the chain); fires it. */
   private retryTimer: NodeJS.Timeout | null = null;
   private interval: NodeJS.Timeout | null = null;
   private unsubscribes: Unsubscribe[] = [];
@@ -251,13 +250,6 @@ export class AutoMiner {
     }
   }
 
-  /** Seconds until `header`'s timestamp is within the chain's allowance past the clock (0: now). */
-  private secondsTooEarly(header: Uint8Array): number {
-    const tstamp = new DataView(header.buffer, header.byteOffset).getBigUint64(HEADER_OFFSETS.tstampSecs);
-    const latest = BigInt(Math.floor((this.opts.now ?? Date.now)() / 1000)) + this.opts.chain.params.maxTimestampFutureSecs;
-    return tstamp > latest ? Number(tstamp - latest) : 0;
-  }
-
   /** No attempt for `ms`, then one. */
   private deferFor(ms: number): void {
     this.notBefore = Math.max(this.notBefore, performance.now() + ms);
@@ -297,7 +289,8 @@ export class AutoMiner {
     const rewardPublicKey = this.rewardKeys[this.attempts++ % this.rewardKeys.length]!;
     let t = await chain.blockTemplate(rewardPublicKey, 1);
     let header = t.headers[0]!;
-    const early = this.secondsTooEarly(header);
+    const tstamp = new DataView(header.buffer, header.byteOffset).getBigUint64(HEADER_OFFSETS.tstampSecs);
+    const early = Number(secondsPastFutureLimit(chain.params, tstamp, chain.now()));
     if (early > 0) {
       // Refused as too far in the future until the clock catches up (a clock set back, or a
       // chain whose timestamps ran ahead): wait for it rather than mine blocks that cannot connect.

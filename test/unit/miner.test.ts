@@ -73,7 +73,7 @@ describe('AutoMiner', () => {
       templates++;
       return chain.blockTemplate(...args);
     };
-    const miner = new AutoMiner({ chain: counting, crypto, store, rewardPublicKey: newKey().pk, blockIntervalSeconds: 0, log, now });
+    const miner = new AutoMiner({ chain: counting, crypto, store, rewardPublicKey: newKey().pk, blockIntervalSeconds: 0, log });
     try {
       const t0 = performance.now();
       await miner.start();

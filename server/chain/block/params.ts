@@ -221,6 +221,15 @@ export function devChainParams(
   });
 }
 
+/**
+ * Seconds a block timestamp is past the latest one a block may carry at the clock `nowMs`
+ * (maxTimestampFutureSecs past it); 0 when it is within that.
+ */
+export function secondsPastFutureLimit(params: ChainParams, tstampSecs: bigint, nowMs: number): bigint {
+  const latest = BigInt(Math.floor(nowMs / 1000)) + params.maxTimestampFutureSecs;
+  return tstampSecs > latest ? tstampSecs - latest : 0n;
+}
+
 const TARGET_HEX = /^[0-9a-fA-F]{64}$/;
 
 /** Throws PARAMS when the difficulty numbers cannot work (checked where they are used). */
