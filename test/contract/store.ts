@@ -254,6 +254,31 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
         assert.deepEqual(await store.indexRange('i'), ['n']);
       }));
 
+      it('carries any text and size: unicode keys and members, thousands of members, values of every length class', withStore(async (store) => {
+        const members = Array.from({ length: 2_000 }, (_, i) => `m${String(i).padStart(4, '0')}`);
+        const text = ['', 'é', '中文', '😀', 'a\u0000b', 'x'.repeat(300), 'ü'.repeat(30_000)];
+        const bytes = [0, 1, 255, 256, 65_535, 65_536, 200_000].map((n) => new Uint8Array(n).map((_, i) => (i * 7) & 0xff));
+        await store.set('guarded', 'héllo 😀');
+        const ok = await store.commit(
+          [
+            ...text.map((value, i) => ({ op: 'set' as const, key: `t:${value.slice(0, 40)}:${i}`, value })),
+            ...bytes.map((value, i) => ({ op: 'set' as const, key: `b:${i}`, value })),
+            { op: 'indexAdd', key: 'many', members },
+            { op: 'indexAdd', key: 'ünï', members: ['中', '😀', 'a\u0000', 'x'.repeat(1_500)] },
+            { op: 'incr', key: '😀', by: 3 },
+          ],
+          [{ key: 'guarded', equals: 'héllo 😀' }, { key: 'absent:é', equals: undefined }],
+        );
+        assert.equal(ok, true);
+        assert.deepEqual(await store.getMany(text.map((v, i) => `t:${v.slice(0, 40)}:${i}`)), text);
+        const stored = (await store.getMany<Uint8Array>(bytes.map((_, i) => `b:${i}`))).map((b) => Buffer.from(b!));
+        assert.deepEqual(stored, bytes.map((b) => Buffer.from(b)));
+        assert.deepEqual(await store.indexRange('many'), members);
+        assert.deepEqual(await store.indexRange('ünï'), ['a\u0000', 'x'.repeat(1_500), '中', '😀']);
+        assert.equal(await store.getCounter('😀'), 3);
+        assert.equal(await store.commit([{ op: 'set', key: 'guarded', value: 1 }], [{ key: 'guarded', equals: 'héllo 😀!' }]), false);
+      }));
+
       it('del removes a value, a counter and an index alike', withStore(async (store) => {
         await store.set('v', 1);
         await store.incr('c');

@@ -13,7 +13,7 @@ import type { CryptoService } from '../../crypto/service.js';
 import type { TxnEnvelope } from '../txn/envelope.js';
 import { TxnType } from '../txn/metadata.js';
 import { getBalance, setBalance } from '../state/balances.js';
-import { isNonceUsed, useNonce } from '../state/nonces.js';
+import { spendNonce } from '../state/nonces.js';
 import { chainKeys } from '../state/keys.js';
 import type { StateView } from '../state/view.js';
 import { checkDerivedKeySigner } from './derivedKeys.js';
@@ -159,10 +159,9 @@ async function connectSingleTxn(view: StateView, txn: TxnEnvelope, info: TxnInfo
   }
 
   const child = view.child();
-  if (await isNonceUsed(child, txn.publicKey, v1.nonceExpirationBlockHeight, v1.noncePartialId)) {
+  if (!(await spendNonce(child, txn.publicKey, v1.nonceExpirationBlockHeight, v1.noncePartialId))) {
     throw new RuleError('RuleErrorReusedNonce', 'this nonce was already used by this public key');
   }
-  useNonce(child, txn.publicKey, v1.nonceExpirationBlockHeight, v1.noncePartialId);
 
   let spend = v1.feeNanos;
   for (const o of txn.outputs) {

@@ -1,33 +1,35 @@
--- Atomic guarded multi-write for RedisStore.commit (server/store/redis.ts builds the arguments).
+-- Atomic guarded multi-write for RedisStore.commit (server/store/redis.ts `commitPayload` builds
+-- the payload).
 --
--- KEYS[1]: the read-lease holders set (readLeases.ts); then one value key per guard, then the
---       keys of each op in order (del uses three: the value, counter and index key of the same
---       store key).
--- ARGV[1]: the read-lease notices channel; ARGV[2]: the notice to publish once the writes are
---       applied ('' = none); ARGV[3]: number of guards G.
--- Then per guard: '1', expected bytes   (value must be byte-equal)
---             or  '0', ''               (key must be absent)
--- Then per op, a code and its arguments:
---   's', value, ttlMs ('' = no expiry)   SET [PX]
---   'd'                                  DEL value, counter and index key
---   'i', by                              INCRBY
---   'a', n, member1 .. memberN           ZADD with score 0
---   'r', n, member1 .. memberN           ZREM
+-- KEYS[1]: the read-lease holders set (readLeases.ts).
+-- ARGV[1]: everything else as one msgpack array of strings (one argument rather than one per
+--   field: for a block's thousands of writes, the client's per-argument encoding cost more than
+--   the rest of the commit). Store keys in it carry the key prefix already:
+--   notices channel, notice to publish once the writes are applied ('' = none), guard count G,
+--   then per guard:  key, '1', expected bytes   (value must be byte-equal)
+--                or  key, '0', ''               (key must be absent)
+--   then per op, a code and its fields:
+--     's', key, value, ttlMs ('' = no expiry)    SET [PX]
+--     'd', value key, counter key, index key     DEL (the three keys of one store key)
+--     'i', key, by                               INCRBY
+--     'a', key, n, member1 .. memberN            ZADD with score 0
+--     'r', key, n, member1 .. memberN            ZREM
 -- Returns {0} without writing anything if a guard fails, else, after applying every op and
 -- publishing the notice, {1, holder1, holder2, ...}: the processes that must hear of it.
 
-local nguards = tonumber(ARGV[3])
+local P = cmsgpack.unpack(ARGV[1])
+local nguards = tonumber(P[3])
 local a = 4
 
 -- Every guard is checked before the first write: a Lua script cannot roll back.
 for i = 1, nguards do
-  local current = redis.call('GET', KEYS[i + 1])
-  if ARGV[a] == '1' then
-    if current ~= ARGV[a + 1] then return {0} end
+  local current = redis.call('GET', P[a])
+  if P[a + 1] == '1' then
+    if current ~= P[a + 2] then return {0} end
   elseif current then
     return {0}
   end
-  a = a + 2
+  a = a + 3
 end
 
 -- unpack() is bounded by the Lua C stack, so long member lists go in batches.
@@ -39,48 +41,44 @@ local function members(command, key, first, n, withScore)
     local args = {}
     for j = done + 1, upto do
       if withScore then args[#args + 1] = '0' end
-      args[#args + 1] = ARGV[first + j - 1]
+      args[#args + 1] = P[first + j - 1]
     end
     redis.call(command, key, unpack(args))
     done = upto
   end
 end
 
-local k = nguards + 2
-while a <= #ARGV do
-  local code = ARGV[a]
+local count = #P
+while a <= count do
+  local code = P[a]
   if code == 's' then
-    if ARGV[a + 2] == '' then
-      redis.call('SET', KEYS[k], ARGV[a + 1])
+    if P[a + 3] == '' then
+      redis.call('SET', P[a + 1], P[a + 2])
     else
-      redis.call('SET', KEYS[k], ARGV[a + 1], 'PX', ARGV[a + 2])
+      redis.call('SET', P[a + 1], P[a + 2], 'PX', P[a + 3])
     end
-    a = a + 3
-    k = k + 1
+    a = a + 4
   elseif code == 'd' then
-    redis.call('DEL', KEYS[k], KEYS[k + 1], KEYS[k + 2])
-    a = a + 1
-    k = k + 3
+    redis.call('DEL', P[a + 1], P[a + 2], P[a + 3])
+    a = a + 4
   elseif code == 'i' then
-    redis.call('INCRBY', KEYS[k], ARGV[a + 1])
-    a = a + 2
-    k = k + 1
+    redis.call('INCRBY', P[a + 1], P[a + 2])
+    a = a + 3
   elseif code == 'a' or code == 'r' then
-    local n = tonumber(ARGV[a + 1])
+    local n = tonumber(P[a + 2])
     if code == 'a' then
-      members('ZADD', KEYS[k], a + 2, n, true)
+      members('ZADD', P[a + 1], a + 3, n, true)
     else
-      members('ZREM', KEYS[k], a + 2, n, false)
+      members('ZREM', P[a + 1], a + 3, n, false)
     end
-    a = a + 2 + n
-    k = k + 1
+    a = a + 3 + n
   else
     return redis.error_reply('ERR commit.lua: unknown op code ' .. tostring(code))
   end
 end
-if ARGV[2] == '' then return {1} end
+if P[2] == '' then return {1} end
 -- In the same atomic step as the writes: no reader can see them before the notice is out.
-redis.call('PUBLISH', ARGV[1], ARGV[2])
+redis.call('PUBLISH', P[1], P[2])
 local result = redis.call('SMEMBERS', KEYS[1])
 table.insert(result, 1, 1)
 return result
