@@ -19,3 +19,19 @@ export interface CallerProof {
 
 /** For a check outside any HTTP request (tests, tools): nothing is limited. */
 export const UNLIMITED_CALLER: CallerProof = { authenticated: async () => {} };
+
+/**
+ * The proof of one request under a rate limiter: its caller's key bucket, taken on
+ * `authenticated`. A class, not a closure per request (see http/uws.ts Exchange).
+ */
+export class LimitedCaller<R> implements CallerProof {
+  constructor(
+    private readonly limiter: { checkCaller(route: R, remoteAddress: string, publicKeyBase58Check: string): Promise<void> },
+    private readonly route: R,
+    private readonly remoteAddress: string,
+  ) {}
+
+  authenticated(publicKeyBase58Check: string): Promise<void> {
+    return this.limiter.checkCaller(this.route, this.remoteAddress, publicKeyBase58Check);
+  }
+}

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Network } from '../keys/index.js';
 import { finishResponse, newResponseMemo, type ResponseCoding, type ResponseMemo } from './compression.js';
-import { UNLIMITED_CALLER } from './authenticatedCaller.js';
+import { LimitedCaller, UNLIMITED_CALLER } from './authenticatedCaller.js';
 import { ApiError, toErrorReply } from './errors.js';
 import { JsonTooDeepError } from '../jsonDepth.js';
 import { parseJsonText } from '../jsonText.js';
@@ -273,7 +273,7 @@ export class Router {
         headers: req.headers,
         remoteAddress: req.remoteAddress,
         log: this.opts.log,
-        caller: limiter ? { authenticated: (pk: string) => limiter.checkCaller(route, req.remoteAddress, pk) } : UNLIMITED_CALLER,
+        caller: limiter ? new LimitedCaller(limiter, route, req.remoteAddress) : UNLIMITED_CALLER,
       };
       const reply = await route.handle(ctx);
       let hint = this.hints.get(route);

@@ -118,6 +118,11 @@ const DAO_COIN_ROLES: Readonly<Record<number, string>> = {
   [DAOCoinOperation.UPDATE_TRANSFER_RESTRICTION_STATUS]: 'DAOCoinUpdateTransferRestrictionStatus',
 };
 
+/** Adds a 33-byte key to `out` (an absent or malformed one is skipped). */
+function addAffected(out: AffectedKey[], publicKey: Uint8Array | undefined, role: string): void {
+  if (publicKey !== undefined && publicKey.length === 33) out.push({ publicKey, role });
+}
+
 /**
  * The keys `txn` affects, in core's order (outputs first), read from `state`: the state the
  * transaction connected on, or any later one (post authors never change; a mention names
@@ -126,46 +131,43 @@ const DAO_COIN_ROLES: Readonly<Record<number, string>> = {
  */
 export async function affectedPublicKeys(state: StateReader, txn: TxnEnvelope, m: TxnMetadata): Promise<AffectedKey[]> {
   const out: AffectedKey[] = txn.outputs.map((o) => ({ publicKey: o.publicKey, role: 'BasicTransferOutput' }));
-  const add = (publicKey: Uint8Array | undefined, role: string): void => {
-    if (publicKey !== undefined && publicKey.length === 33) out.push({ publicKey, role });
-  };
   switch (m.type) {
     case 'FOLLOW':
-      add(m.followedPublicKey, 'FollowedPublicKeyBase58Check');
+      addAffected(out, m.followedPublicKey, 'FollowedPublicKeyBase58Check');
       break;
     case 'LIKE':
-      add((await getPost(state, m.likedPostHash))?.posterPublicKey, 'PosterPublicKeyBase58Check');
+      addAffected(out, (await getPost(state, m.likedPostHash))?.posterPublicKey, 'PosterPublicKeyBase58Check');
       break;
     case 'SUBMIT_POST': {
       if (m.postHashToModify.length === 0 && m.parentStakeId.length === HASH_BYTES) {
-        add((await getPost(state, m.parentStakeId))?.posterPublicKey, 'ParentPosterPublicKeyBase58Check');
+        addAffected(out, (await getPost(state, m.parentStakeId))?.posterPublicKey, 'ParentPosterPublicKeyBase58Check');
       }
       const body = m.body.length === 0 ? null : parsePostBody({ body: m.body });
       if (body !== null && body.Body !== '') {
         const names = mentionedUsernames(body.Body).slice(0, MAX_MENTIONS_RESOLVED);
         const keys = await Promise.all(names.map((name) => publicKeyForUsername(state, name.toLowerCase())));
-        for (const k of keys) add(k, 'MentionedPublicKeyBase58Check');
+        for (const k of keys) addAffected(out, k, 'MentionedPublicKeyBase58Check');
       }
       const reposted = repostedHashOf(txn);
-      if (reposted !== null) add((await getPost(state, reposted))?.posterPublicKey, 'RepostedPublicKeyBase58Check');
+      if (reposted !== null) addAffected(out, (await getPost(state, reposted))?.posterPublicKey, 'RepostedPublicKeyBase58Check');
       break;
     }
     case 'CREATOR_COIN':
-      add(m.profilePublicKey, 'CreatorPublicKey');
+      addAffected(out, m.profilePublicKey, 'CreatorPublicKey');
       break;
     case 'CREATOR_COIN_TRANSFER':
-      add(m.receiverPublicKey, 'ReceiverPublicKey');
+      addAffected(out, m.receiverPublicKey, 'ReceiverPublicKey');
       break;
     case 'DAO_COIN':
-      add(m.profilePublicKey, DAO_COIN_ROLES[m.operationType] ?? 'DAOCoinPublicKeyBase58Check');
+      addAffected(out, m.profilePublicKey, DAO_COIN_ROLES[m.operationType] ?? 'DAOCoinPublicKeyBase58Check');
       break;
     case 'DAO_COIN_TRANSFER':
-      add(m.receiverPublicKey, 'ReceiverPublicKey');
+      addAffected(out, m.receiverPublicKey, 'ReceiverPublicKey');
       break;
     case 'DAO_COIN_LIMIT_ORDER':
       if (m.cancelOrderId !== null) break;
-      if (m.buyingDAOCoinCreatorPublicKey !== null && !isDesoCoin(m.buyingDAOCoinCreatorPublicKey)) add(m.buyingDAOCoinCreatorPublicKey, 'BuyingDAOCoinCreatorPublicKey');
-      if (m.sellingDAOCoinCreatorPublicKey !== null && !isDesoCoin(m.sellingDAOCoinCreatorPublicKey)) add(m.sellingDAOCoinCreatorPublicKey, 'SellingDAOCoinCreatorPublicKey');
+      if (m.buyingDAOCoinCreatorPublicKey !== null && !isDesoCoin(m.buyingDAOCoinCreatorPublicKey)) addAffected(out, m.buyingDAOCoinCreatorPublicKey, 'BuyingDAOCoinCreatorPublicKey');
+      if (m.sellingDAOCoinCreatorPublicKey !== null && !isDesoCoin(m.sellingDAOCoinCreatorPublicKey)) addAffected(out, m.sellingDAOCoinCreatorPublicKey, 'SellingDAOCoinCreatorPublicKey');
       break;
     default:
       break;

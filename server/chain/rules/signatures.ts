@@ -84,36 +84,38 @@ export async function checkSignatures(crypto: CryptoService, txns: readonly Sign
   });
 }
 
+/** Marks transaction i refused (a module function: see http/uws.ts Exchange on closures per call). */
+function failVerdict(verdicts: SignatureVerdict[], i: number, code: RuleErrorCode, detail: string): void {
+  verdicts[i]!.error = new RuleError(code, detail);
+}
+
 async function checkOwnSignatures(crypto: CryptoService, txns: readonly SignedTxn[]): Promise<SignatureVerdict[]> {
   const verdicts: SignatureVerdict[] = txns.map(({ txn }) => ({ error: null, signer: txn.publicKey }));
-  const fail = (i: number, code: RuleErrorCode, detail: string): void => {
-    verdicts[i]!.error = new RuleError(code, detail);
-  };
   const verify: VerifyItem[] = [];
   const verifyOwners: number[] = [];
   const recover: RecoverItem[] = [];
   const recoverOwners: number[] = [];
 
   txns.forEach(({ bytes, txn }, i) => {
-    if (txn.signature.length === 0) return fail(i, 'RuleErrorInvalidTransactionSignature', 'the transaction is not signed');
+    if (txn.signature.length === 0) return failVerdict(verdicts, i, 'RuleErrorInvalidTransactionSignature', 'the transaction is not signed');
     let sig;
     try {
       sig = decodeDerSignature(txn.signature);
     } catch (e) {
-      return fail(i, 'RuleErrorInvalidTransactionSignature', (e as Error).message);
+      return failVerdict(verdicts, i, 'RuleErrorInvalidTransactionSignature', (e as Error).message);
     }
     const s = BigInt(`0x${Buffer.from(sig.compact.subarray(32)).toString('hex')}`);
-    if (s > HALF_N) return fail(i, 'RuleErrorTxnSigHasHighS', 'signatures must be low-S');
+    if (s > HALF_N) return failVerdict(verdicts, i, 'RuleErrorTxnSigHasHighS', 'signatures must be low-S');
     const named = namedDerivedKey(txn);
     const hash = hashToSign(bytes, txn);
     if (sig.recoveryId !== null) {
-      if (named !== undefined) return fail(i, 'RuleErrorDerivedKeyHasBothExtraDataAndRecoveryId', 'use either ExtraData DerivedPublicKey or a DeSo-DER signature, not both');
+      if (named !== undefined) return failVerdict(verdicts, i, 'RuleErrorDerivedKeyHasBothExtraDataAndRecoveryId', 'use either ExtraData DerivedPublicKey or a DeSo-DER signature, not both');
       recover.push({ hash, signature: sig.compact, recovery: sig.recoveryId });
       recoverOwners.push(i);
       return;
     }
     if (named !== undefined) {
-      if (named.length !== 33) return fail(i, 'RuleErrorDerivedKeyInvalidExtraData', 'ExtraData DerivedPublicKey is not a 33-byte public key');
+      if (named.length !== 33) return failVerdict(verdicts, i, 'RuleErrorDerivedKeyInvalidExtraData', 'ExtraData DerivedPublicKey is not a 33-byte public key');
       verdicts[i]!.signer = named;
     }
     verify.push({ publicKey: verdicts[i]!.signer, hash, signature: sig.compact, lowS: true });
@@ -125,11 +127,11 @@ async function checkOwnSignatures(crypto: CryptoService, txns: readonly SignedTx
     recover.length === 0 ? [] : crypto.recoverPublicKeys(recover),
   ]);
   verified.forEach((v, k) => {
-    if (!(v.ok && v.value)) fail(verifyOwners[k]!, 'RuleErrorInvalidTransactionSignature', 'the signature does not verify for the transaction\'s signer');
+    if (!(v.ok && v.value)) failVerdict(verdicts, verifyOwners[k]!, 'RuleErrorInvalidTransactionSignature', 'the signature does not verify for the transaction\'s signer');
   });
   recovered.forEach((r, k) => {
     const i = recoverOwners[k]!;
-    if (!r.ok) return fail(i, 'RuleErrorDerivedKeyInvalidRecoveryId', `the DeSo-DER signature names no public key: ${r.error}`);
+    if (!r.ok) return failVerdict(verdicts, i, 'RuleErrorDerivedKeyInvalidRecoveryId', `the DeSo-DER signature names no public key: ${r.error}`);
     verdicts[i]!.signer = r.value.slice();
   });
   // An owner is never its own derived key: a derived-key encoding that names the owner would
@@ -137,7 +139,7 @@ async function checkOwnSignatures(crypto: CryptoService, txns: readonly SignedTx
   verdicts.forEach((v, i) => {
     const txn = txns[i]!.txn;
     if (v.error === null && v.signer !== txn.publicKey && Buffer.compare(v.signer, txn.publicKey) === 0) {
-      fail(i, 'RuleErrorDerivedKeyNotAuthorized', 'the derived key a signature names is the owner key itself');
+      failVerdict(verdicts, i, 'RuleErrorDerivedKeyNotAuthorized', 'the derived key a signature names is the owner key itself');
     }
   });
   return verdicts;
