@@ -54,22 +54,36 @@ export class LuaPayload {
 
   /** Appends text (UTF-8). */
   text(s: string): this {
-    const max = s.length * 3;
+    return this.joined(s, '', '');
+  }
+
+  /**
+   * Appends `a + b + c` as one element without building the string: a store key is its
+   * prefix, its kind and its name, and reading a concatenation char by char would first copy
+   * it flat.
+   */
+  joined(a: string, b: string, c: string): this {
+    const max = (a.length + b.length + c.length) * 3;
     this.reserve(max + 5);
     const h = this.header(max);
     const start = this.at;
-    const buf = this.buf;
-    let i = 0;
-    for (; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) break;
-      buf[start + i] = c;
-    }
-    const written = i === s.length ? i : buf.write(s, start, max, 'utf8');
-    this.length(h, written);
-    this.at = start + written;
+    const end = this.put(c, this.put(b, this.put(a, start)));
+    this.length(h, end - start);
+    this.at = end;
     this.count++;
     return this;
+  }
+
+  /** Writes `s` as UTF-8 at `start` (room reserved); answers where it ends. ASCII without a native call. */
+  private put(s: string, start: number): number {
+    const buf = this.buf;
+    const n = s.length;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) return start + buf.write(s, start, n * 3, 'utf8');
+      buf[start + i] = c;
+    }
+    return start + n;
   }
 
   /** Appends raw bytes. */

@@ -118,24 +118,24 @@ const MAP_ENTRIES_LUA = readFileSync(new URL('./scripts/mapEntries.lua', import.
 function commitPayload(prefix: string, noticesChannel: string, notice: string, prepared: ReturnType<typeof prepareCommit>): Buffer {
   const out = new LuaPayload().text(noticesChannel).text(notice).text(String(prepared.guards.length));
   for (const guard of prepared.guards) {
-    out.text(prefix + VALUE + guard.key);
+    out.joined(prefix, VALUE, guard.key);
     if (guard.expected === null) out.text('0').text('');
     else out.text('1').bytes(guard.expected);
   }
   for (const op of prepared.ops) {
     switch (op.op) {
       case 'set':
-        out.text('s').text(prefix + VALUE + op.key).bytes(op.value).text(op.ttlMs === undefined ? '' : String(op.ttlMs));
+        out.text('s').joined(prefix, VALUE, op.key).bytes(op.value).text(op.ttlMs === undefined ? '' : String(op.ttlMs));
         break;
       case 'del':
-        out.text('d').text(prefix + VALUE + op.key).text(prefix + COUNTER + op.key).text(prefix + INDEX + op.key);
+        out.text('d').joined(prefix, VALUE, op.key).joined(prefix, COUNTER, op.key).joined(prefix, INDEX, op.key);
         break;
       case 'incr':
-        out.text('i').text(prefix + COUNTER + op.key).text(String(op.by));
+        out.text('i').joined(prefix, COUNTER, op.key).text(String(op.by));
         break;
       case 'indexAdd':
       case 'indexRemove':
-        out.text(op.op === 'indexAdd' ? 'a' : 'r').text(prefix + INDEX + op.key).text(String(op.members.length));
+        out.text(op.op === 'indexAdd' ? 'a' : 'r').joined(prefix, INDEX, op.key).text(String(op.members.length));
         for (const m of op.members) out.text(m);
         break;
     }

@@ -34,6 +34,13 @@ describe('LuaPayload (commit.lua argument)', () => {
     assert.deepEqual(got.slice(texts.length), bytes);
   });
 
+  it('joins three parts into one element without building the string, any of them non-ASCII', () => {
+    const parts: Array<[string, string, string]> = [['sn:', 'v:', 'key'], ['', '', ''], ['pré', 'x:', 'ü😀'], ['a', '中', ''], ['', '', 'z'.repeat(100)]];
+    const p = new LuaPayload();
+    for (const [a, b, c] of parts) p.joined(a, b, c);
+    assert.deepEqual(decode(p.finish()).map((b) => b.toString('utf8')), parts.map((x) => x.join('')));
+  });
+
   it('grows past its first buffer and keeps what it wrote', () => {
     const p = new LuaPayload();
     const items = Array.from({ length: 20_000 }, (_, i) => `key:${i}:${'z'.repeat(i % 50)}`);
