@@ -13,6 +13,7 @@ import { ApiError, toErrorReply } from './errors.js';
 import { JsonTooDeepError } from '../jsonDepth.js';
 import { parseJsonText } from '../jsonText.js';
 import { parseMultipart } from './multipart.js';
+import { stringifyWithBigints } from './jsonWithBigints.js';
 import type { RequestLimiter } from './rateLimit.js';
 import type { Method, Reply, Route } from './route.js';
 import type { IncomingRequest, OutgoingResponse } from './uws.js';
@@ -77,12 +78,6 @@ const CORS_STATIC: ReadonlyArray<readonly [string, string]> = [
   ['Access-Control-Max-Age', '600'],
 ];
 
-/** JSON.stringify that writes bigint as a JSON number, as Go encodes uint64. */
-const BIGINT_MARK = `\u0000bigint${Math.random().toString(36).slice(2)}:`;
-const BIGINT_RE = new RegExp(`"\\\\u0000${BIGINT_MARK.slice(1)}(-?\\d+)"`, 'g');
-const withBigints = (body: unknown): string =>
-  JSON.stringify(body, (_k, x: unknown) => (typeof x === 'bigint' ? `${BIGINT_MARK}${x}` : x)).replace(BIGINT_RE, '$1');
-
 /**
  * What a caller learned of its bodies: `bigint` once one held a bigint. A route whose answers
  * hold bigints (submit-transaction's nonce, say) then goes straight to the replacer instead of
@@ -93,13 +88,13 @@ export interface StringifyHint {
 }
 
 export function stringifyJson(body: unknown, hint?: StringifyHint): string {
-  if (hint?.bigint === true) return withBigints(body);
+  if (hint?.bigint === true) return stringifyWithBigints(body);
   try {
     return JSON.stringify(body);
   } catch (err) {
     if (!(err instanceof TypeError) || !/BigInt/i.test(err.message)) throw err;
     if (hint !== undefined) hint.bigint = true;
-    return withBigints(body);
+    return stringifyWithBigints(body);
   }
 }
 
