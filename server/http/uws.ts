@@ -248,17 +248,37 @@ export interface ServeOptions {
  * a variable with a property definition each time it is created, ~1% of a busy event loop.
  */
 class Exchange {
-  aborted = false;
+  private aborted = false;
   private settled = false;
-  /** Whether the whole body was read: if not when answering, the connection must close so the unread rest is not taken for the next request. */
-  bodyComplete = true;
+  /**
+   * Whether the whole body was read: if not when answering, the connection must close so the
+   * unread rest is not taken for the next request.
+   */
+  private bodyComplete = true;
 
   constructor(
     private readonly res: Uws.HttpResponse,
     private readonly opts: ServeOptions,
   ) {}
 
-  settle(): void {
+  /** The client went away: nothing is written any more. */
+  abort(): void {
+    this.aborted = true;
+    this.settle();
+  }
+
+  /** A request body is being read; until it all was, answering closes the connection. */
+  expectBody(reading: Promise<Buffer>): void {
+    this.bodyComplete = false;
+    reading.then(
+      () => {
+        this.bodyComplete = true;
+      },
+      () => undefined,
+    );
+  }
+
+  private settle(): void {
     if (this.settled) return;
     this.settled = true;
     this.opts.onSettled?.();
@@ -293,10 +313,7 @@ export function serve(app: Uws.TemplatedApp, dispatch: Dispatch, opts: ServeOpti
   app.any('/*', (res, req) => {
     opts.onStart?.();
     const exchange = new Exchange(res, opts);
-    res.onAborted(() => {
-      exchange.aborted = true;
-      exchange.settle();
-    });
+    res.onAborted(() => exchange.abort());
 
     // getMethod (lower-case) rather than getCaseSensitiveMethod: the pure-JS fallback lacks the latter.
     const method = req.getMethod().toUpperCase();
@@ -316,16 +333,10 @@ export function serve(app: Uws.TemplatedApp, dispatch: Dispatch, opts: ServeOpti
       body: null,
     };
     if (METHODS_WITH_BODY.has(method)) {
-      exchange.bodyComplete = false;
       const limit = opts.bodyLimit?.(method, incoming.url) ?? opts.maxBodyBytes;
       incoming.body = collectBody(res, headers['content-length'] ?? '', limit);
       // The router may answer without reading the body (404, 405, bad content type).
-      incoming.body.then(
-        () => {
-          exchange.bodyComplete = true;
-        },
-        () => undefined,
-      );
+      exchange.expectBody(incoming.body);
     }
 
     let result: OutgoingResponse | Promise<OutgoingResponse>;

@@ -4,7 +4,8 @@
 -- KEYS[1]: the read-lease holders set (readLeases.ts).
 -- ARGV[1]: everything else as one msgpack array of strings (one argument rather than one per
 --   field: for a block's thousands of writes, the client's per-argument encoding cost more than
---   the rest of the commit). Store keys in it carry the key prefix already:
+--   the rest of the commit). Store keys in it carry the key prefix already. They are not declared
+--   in KEYS: only Redis Cluster needs that, and it is not supported (README, Redis).
 --   notices channel, notice to publish once the writes are applied ('' = none), guard count G,
 --   then per guard:  key, '1', expected bytes   (value must be byte-equal)
 --                or  key, '0', ''               (key must be absent)
