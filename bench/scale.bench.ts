@@ -61,6 +61,11 @@
  * On a third AMD EPYC (2026-11-26 21:36, 582 s, chain timestamps on the clock): writes 403 /
  * 1,365 / 2,078 tx/s against a pool of 23,031/s (writeVsVerify 0.090), sustained 2,090 tx/s at
  * p99 73.8 ms, 489 µs of node CPU per write (main thread 331 µs), Redis 123 µs.
+ * On a fourth, slower AMD EPYC (2026-11-27 00:51, 642 s, after the one-argument commit payload
+ * and the closures change): writes 512 / 1,607 / 2,237 tx/s against a pool of 14,810/s
+ * (writeVsVerify 0.151), sustained 1,722 tx/s at p99 56.9 ms, 673 µs of node CPU per write (main
+ * thread 432 µs), Redis 109 µs; its first run that evening, slower spell and older code: 1,204 at
+ * 32 in flight against 10,688/s (0.113), sustained 1,274 at p99 72 ms, 897 (608) and 157 µs.
  * Throughput moves ±15% between identical runs on one machine: compare CPU per write, or
  * interleave runs; the slowest 250 ms window of a level tells a stall from a slow spell.
  * @module
