@@ -10,7 +10,7 @@ import { DEV_CHAIN_PARAMS } from '../../server/chain/block/params.js';
 import { Chain } from '../../server/chain/chain.js';
 import { connectTransaction } from '../../server/chain/rules/connect.js';
 import { chainKeys, nonceText } from '../../server/chain/state/keys.js';
-import { expiredNonceOps, useNonce } from '../../server/chain/state/nonces.js';
+import { expiredNonceOps, spendNonce } from '../../server/chain/state/nonces.js';
 import { StateView } from '../../server/chain/state/view.js';
 import { decodeTxn, txnHash } from '../../server/chain/txn/envelope.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
@@ -67,7 +67,7 @@ describe('nonce pruning', () => {
     const store = new MemoryStore();
     const view = StateView.over(store);
     const pk = newKey().pk;
-    for (const [exp, id] of [[7n, 1n], [5n, 2n], [6n, 3n], [9n, 4n], [256n, 5n]] as const) useNonce(view, pk, exp, id);
+    for (const [exp, id] of [[7n, 1n], [5n, 2n], [6n, 3n], [9n, 4n], [256n, 5n]] as const) assert.equal(await spendNonce(view, pk, exp, id), true);
     await store.commit(view.ops());
     const deleted = async (height: bigint, limit?: number) =>
       (await expiredNonceOps(store, height, limit)).filter((o) => o.op === 'del').map((o) => o.key);

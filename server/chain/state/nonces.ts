@@ -23,24 +23,16 @@ export async function isNonceUsed(state: StateReader, pk33: Uint8Array, expirati
   return (await state.get(chainKeys.nonce(pk33, expiration, partialId))) !== undefined;
 }
 
-/** Records a spent nonce, listed under its expiration height for pruning. */
-export function useNonce(view: StateView, pk33: Uint8Array, expiration: bigint, partialId: bigint): void {
-  recordNonce(view, nonceText(pk33, expiration, partialId));
-}
-
-function recordNonce(view: StateView, text: string): void {
-  view.set(chainKeys.nonceOfText(text), true);
-  view.indexAdd(chainKeys.noncesByExpiration, [text]);
-}
-
 /**
- * Spends a nonce unless it was used: false (nothing written) when it was. `isNonceUsed` then
- * `useNonce` in one, naming the nonce once (its text is a third of a transfer's key work).
+ * Spends a nonce unless it was used: false (nothing written) when it was. Spent, the nonce is
+ * a key and a member of the index by expiration height (for pruning), both named by one text.
  */
 export async function spendNonce(view: StateView, pk33: Uint8Array, expiration: bigint, partialId: bigint): Promise<boolean> {
   const text = nonceText(pk33, expiration, partialId);
-  if ((await view.get(chainKeys.nonceOfText(text))) !== undefined) return false;
-  recordNonce(view, text);
+  const key = chainKeys.nonceOfText(text);
+  if ((await view.get(key)) !== undefined) return false;
+  view.set(key, true);
+  view.indexAdd(chainKeys.noncesByExpiration, [text]);
   return true;
 }
 
