@@ -330,7 +330,8 @@ export class Chain {
    * @throws {ChainRequestError} unknown template or a header that is not for it
    */
   async submitBlock(rewardPk33: Uint8Array, headerBytes: Uint8Array, extraNonce: bigint, blockId: string, opts: BlockWriteOptions = {}): Promise<ProcessResult> {
-    return this.blocks.process(headerBytes, await this.templates.blockFor(rewardPk33, headerBytes, extraNonce, blockId), opts);
+    const block = await this.templates.blockFor(rewardPk33, headerBytes, extraNonce, blockId);
+    return this.blocks.process(headerBytes, block.txnBytes, opts, block.txnHashHexes);
   }
 
   /**

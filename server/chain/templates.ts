@@ -76,6 +76,16 @@ export interface BlockTemplate {
   stats: TemplateStats;
 }
 
+/**
+ * A block rebuilt from one of this node's templates: its transactions, the reward first, and
+ * the hash of each that this node computed from those very bytes when it admitted them
+ * (undefined where not known, as for the new reward).
+ */
+export interface TemplateBlock {
+  txnBytes: Uint8Array[];
+  txnHashHexes: Array<string | undefined>;
+}
+
 export class Templates {
   /**
    * The merkle path of the newest template's transactions, by (tip, mempool version, count):
@@ -137,7 +147,7 @@ export class Templates {
    * @throws {ChainRequestError} unknown template, a header that is not for it, or a template a
    *   block made stale
    */
-  async blockFor(rewardPk33: Uint8Array, headerBytes: Uint8Array, extraNonce: bigint, blockId: string): Promise<Uint8Array[]> {
+  async blockFor(rewardPk33: Uint8Array, headerBytes: Uint8Array, extraNonce: bigint, blockId: string): Promise<TemplateBlock> {
     if (!/^[0-9a-f]{64}$/.test(blockId)) throw new ChainRequestError(`Invalid blockID: expected 64 hex characters`);
     const record = await this.ctx.store.get<TemplateRecord>(templateKey(blockId));
     if (record?.throughVersion === undefined) throw new ChainRequestError(`Block with blockID ${blockId} not found (templates expire after ${PUBLISHED_TEMPLATE_TTL_MS / 60_000} to ${TEMPLATE_TTL_MS / 60_000} minutes)`);
@@ -151,7 +161,8 @@ export class Templates {
     if (hex(rootFromFirstLeafPath(sha256d(reward), record.merklePath)) !== hex(header.transactionMerkleRoot)) {
       throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions (this template with this reward key and extra nonce)');
     }
-    return [reward, ...(await this.templateTxns({ ...record, throughVersion: record.throughVersion }))];
+    const txns = await this.templateTxns({ ...record, throughVersion: record.throughVersion });
+    return { txnBytes: [reward, ...txns.bytes], txnHashHexes: [undefined, ...txns.hashHexes] };
   }
 
   /**
@@ -202,10 +213,15 @@ export class Templates {
   }
 
   /**
-   * A template's transactions, read back from the mempool.
+   * A template's transactions, from this process's pending state or read back from the
+   * mempool, with the hashes this process computed from those bytes where it did.
    * @throws {ChainRequestError} when a block mined some of them since (the template is stale)
    */
-  private async templateTxns(record: TemplateRecord & { throughVersion: number }): Promise<Uint8Array[]> {
+  private async templateTxns(record: TemplateRecord & { throughVersion: number }): Promise<{ bytes: Uint8Array[]; hashHexes: Array<string | undefined> }> {
+    // This process's pending state holds them when it built the template (the block producer,
+    // whose own miner solved it): no read of a block's worth of mempool entries back.
+    const held = await this.pending.acceptedThrough(record.prevHashHex, record.throughVersion, record.txnCount);
+    if (held !== null) return { bytes: held.map((a) => a.bytes), hashHexes: held.map((a) => a.hashHex) };
     const skipped = new Set(record.skipped);
     const members = (await this.ctx.store.indexRange(MEMPOOL_ORDER, { lt: orderMember(record.throughVersion + 1, '') }))
       .map(parseOrderMember)
@@ -214,7 +230,8 @@ export class Templates {
     if (entries.some((e) => e === undefined)) {
       throw new ChainRequestError('this template is stale: a block mined since took some of its transactions; get a new template');
     }
-    return entries.map((e) => e!.bytes);
+    // Hashed again by the block: the store's entries are checked, not trusted.
+    return { bytes: entries.map((e) => e!.bytes), hashHexes: entries.map(() => undefined) };
   }
 
   /**

@@ -79,6 +79,19 @@ async function chainOn(own: MemoryStore): Promise<Chain> {
 /** A transfer to bob, signed, for `on`'s next block. */
 const transfer = (amount: bigint, from = alice, on: Chain = processA): Promise<Uint8Array> => signedTransfer(on, crypto, from, bob.pk, amount);
 
+const txnHashHex = (bytes: Uint8Array): string => Buffer.from(txnHash(bytes)).toString('hex');
+
+/** Records the mempool entries read from the store until restored. */
+function countMempoolReads(): { keys: string[]; restore: () => void } {
+  const getMany = store.getMany;
+  const keys: string[] = [];
+  store.getMany = <T,>(wanted: readonly string[]) => {
+    keys.push(...wanted.filter((k) => k.startsWith('mempool:txn:')));
+    return getMany.call(store, wanted) as Promise<(T | undefined)[]>;
+  };
+  return { keys, restore: () => void (store.getMany = getMany) };
+}
+
 const hashOf = (r: PromiseSettledResult<{ hashHex: string }>): string => (r.status === 'fulfilled' ? r.value.hashHex : 'refused');
 
 /** Bob's balance in a chain's pending state, and in a fresh process's (a full replay). */
@@ -255,6 +268,79 @@ describe('templates and blocks from the pending state', () => {
     assert.ok(after > before + 1 && after >= Math.max(...versions), 'the version moved past every admission');
     const [seen, full] = await bobPending(processB);
     assert.equal(seen, full, 'the pending state equals a full replay on the new tip');
+  });
+
+  it('a batch that arrives while this process commits a block waits for it, and commits once, on the new tip', async () => {
+    await processA.submitTransaction(await transfer(6500n));
+    const t = await processA.blockTemplate(alice.pk, 1);
+    const header = await solveHeader(crypto, t.headers[0]!, t.target);
+    const late = await transfer(6600n);
+    // The store applies commits in the order they are sent, as Redis does: the block's is held
+    // until released, and whatever is sent meanwhile waits behind it.
+    const counted = store.commit;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let blockSent!: () => void;
+    const sent = new Promise<void>((r) => (blockSent = r));
+    let queue: Promise<unknown> = Promise.resolve();
+    store.commit = (ops, guards) => {
+      const isBlock = ops.some((o) => o.key === chainKeys.tip);
+      const run = queue.then(async () => {
+        if (isBlock) {
+          blockSent();
+          await held;
+        }
+        return counted(ops, guards);
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    };
+    try {
+      const block = processA.submitBlock(alice.pk, header, t.extraNonces[0]!, t.blockId);
+      await sent;
+      admissionCommits = [];
+      const admitted = processA.submitTransaction(late);
+      // Time enough for an admission that did not wait to connect on the old tip and send its commit.
+      await new Promise((r) => setTimeout(r, 30));
+      assert.deepEqual(admissionCommits, [], 'nothing sent while the block commits');
+      release();
+      assert.equal((await block).isMainChain, true);
+      assert.equal((await admitted).hashHex, txnHashHex(late));
+    } finally {
+      store.commit = counted;
+    }
+    assert.deepEqual(admissionCommits, [1], 'one commit, not one lost to the block and one again');
+    assert.deepEqual((await processA.mempool()).map((m) => m.hashHex), [txnHashHex(late)]);
+    const [seen, full] = await bobPending(processA);
+    assert.equal(seen, full, 'the pending state equals a full replay on the new tip');
+  });
+
+  it('a block of this process\'s own template takes its transactions from the pending state, not the store', async () => {
+    for (let i = 0; i < 4; i++) await processA.submitTransaction(await transfer(BigInt(6700 + i)));
+    const reads = countMempoolReads();
+    try {
+      assert.equal((await mine(processA)).isMainChain, true);
+    } finally {
+      reads.restore();
+    }
+    assert.deepEqual(reads.keys, [], 'no mempool entry read back');
+    assert.equal(await processA.mempoolSize(), 0);
+  });
+
+  it('another process mining that template reads its transactions from the store', async () => {
+    const signed = await Promise.all(Array.from({ length: 3 }, (_, i) => transfer(BigInt(6800 + i))));
+    for (const bytes of signed) await processA.submitTransaction(bytes);
+    const t = await processA.blockTemplate(alice.pk, 1);
+    const header = await solveHeader(crypto, t.headers[0]!, t.target);
+    const fresh = new Chain({ store, crypto, params: DEV_CHAIN_PARAMS, log }); // no pending state of its own
+    const reads = countMempoolReads();
+    try {
+      assert.equal((await fresh.submitBlock(alice.pk, header, t.extraNonces[0]!, t.blockId)).isMainChain, true);
+    } finally {
+      reads.restore();
+    }
+    assert.deepEqual([...new Set(reads.keys)].sort(), signed.map((b) => `mempool:txn:${txnHashHex(b)}`).sort());
+    assert.equal(await processA.mempoolSize(), 0);
   });
 });
 

@@ -20,6 +20,7 @@ import { TxnType } from '../txn/metadata.js';
 import { toHex as hex } from '../../hex.js';
 import { MEMPOOL_ORDER, MEMPOOL_VERSION, mempoolTxnKey, orderMember, type MempoolEntry } from './entries.js';
 import type { AdoptedAdmission, PendingState } from './pending.js';
+import { ReadAhead } from './readAhead.js';
 
 /** Largest transaction accepted, bytes. */
 export const MAX_TXN_BYTES = 100_000;
@@ -46,10 +47,14 @@ interface Admission {
 export class Admissions {
   private readonly queue = new BatchQueue<Admission, SubmittedTxn>((items) => this.admitBatch(items), MAX_ADMISSION_BATCH);
 
+  private readonly readAhead: ReadAhead;
+
   constructor(
     private readonly ctx: ChainContext,
     private readonly pending: PendingState,
-  ) {}
+  ) {
+    this.readAhead = new ReadAhead(pending);
+  }
 
   /**
    * Validates a signed transaction against the tip plus the mempool and adds it. Concurrent
@@ -64,7 +69,10 @@ export class Admissions {
     const hash = txnHash(bytes, txn);
     if (txn.txnType === TxnType.BLOCK_REWARD) throw new RuleError('RuleErrorBlockRewardNotFirst', 'block rewards are only valid inside blocks');
     // Checked before queueing, so signatures are verified (batched by the crypto service) while
-    // the admission batch before this one commits.
+    // the admission batch before this one commits; meanwhile its first state reads are fetched,
+    // assuming the common case of a transaction signed by its owner's key (an atomic wrapper's
+    // inner signers are known only after the check).
+    if (txn.txnType !== TxnType.ATOMIC_TXNS_WRAPPER) this.readAhead.add(commonReads(txn, txn.publicKey));
     const [verdict] = await checkSignatures(this.ctx.crypto, [{ bytes, txn }]);
     if (verdict!.error) throw verdict!.error;
     return this.queue.add({ bytes, txn, hash, hashHex: hex(hash), signer: verdict!.signer });
@@ -113,6 +121,8 @@ export class Admissions {
     fail: (i: number, error: unknown) => void,
     results: Array<Settled<SubmittedTxn> | undefined>,
   ): Promise<number[]> {
+    const blockCommit = this.pending.blockCommitSettled();
+    if (blockCommit !== null) await blockCommit;
     const replay = await this.pending.current();
     // Read before connecting: a replay of this process may move on while this batch awaits,
     // and then the commit must lose its guard and retry.

@@ -96,6 +96,11 @@ export class PendingState {
   private replayCache: MempoolReplay | null = null;
   /** Replays being built, by (tip, mempool version). */
   private readonly replaysInFlight = new Map<string, Promise<MempoolReplay>>();
+  /**
+   * Settles once the block this process is committing (replayAfterBlock) is back and its
+   * pending state installed; null when no block commit is in flight.
+   */
+  private blockCommit: Promise<void> | null = null;
 
   constructor(private readonly ctx: ChainContext) {}
 
@@ -168,6 +173,20 @@ export class PendingState {
   }
 
   /**
+   * The first `count` transactions the pending state accepted, when it is on tip `tipHashHex`
+   * and the last of them is the one admitted at mempool version `throughVersion`: a template
+   * built on this tip through that version holds exactly these (a replay on one tip only grows,
+   * and connects the same transactions the same way whenever it is rebuilt). Null otherwise:
+   * the tip moved on (the template is stale), or some of them are no longer pending.
+   */
+  async acceptedThrough(tipHashHex: string, throughVersion: number, count: number): Promise<readonly AcceptedTxn[] | null> {
+    if (count === 0) return null;
+    const replay = await this.current();
+    if (replay.tip.hashHex !== tipHashHex || replay.accepted.length < count) return null;
+    return replay.accepted[count - 1]!.version === throughVersion ? replay.accepted.slice(0, count) : null;
+  }
+
+  /**
    * The pending state a block leaves when it mined the first `minedHashHexes.length` of the
    * transactions the cached replay accepted on its parent (Blocks.process, for a block of this
    * node's own template), built while the block commits instead of after: the rest of the
@@ -196,6 +215,9 @@ export class PendingState {
     // Keyed by the new tip, which no reader sees before the commit lands.
     const key = `${tip.hashHex}:${version}`;
     this.replaysInFlight.set(key, building);
+    let settled!: () => void;
+    const blockCommit = new Promise<void>((resolve) => (settled = resolve));
+    this.blockCommit = blockCommit;
     return {
       settle: async (committed) => {
         try {
@@ -205,9 +227,21 @@ export class PendingState {
           // A store that failed mid-build: readers rebuild on their own.
         } finally {
           if (this.replaysInFlight.get(key) === building) this.replaysInFlight.delete(key);
+          if (this.blockCommit === blockCommit) this.blockCommit = null;
+          settled();
         }
       },
     };
+  }
+
+  /**
+   * Settles when the block commit this process has in flight, if any, is back and the pending
+   * state after it is installed. An admission batch that began now would be connected on the
+   * old tip and sent behind the block's commit, whose tip guard it would then fail: it waits
+   * instead, and connects once, on the new tip.
+   */
+  blockCommitSettled(): Promise<void> | null {
+    return this.blockCommit;
   }
 
   /** Makes a replay the cached one, unless the cache already holds one on its tip at least as recent. */
