@@ -41,6 +41,22 @@ describe('LuaPayload (commit.lua argument)', () => {
     assert.deepEqual(decode(p.finish()).map((b) => b.toString('utf8')), parts.map((x) => x.join('')));
   });
 
+  it('writes short text char by char and long text natively to the same bytes (2,000 random parts, 0-80 chars)', () => {
+    const alphabet = ['a', 'Z', '0', ':', '-', '_', 'é', 'ü', '中', '😀', '\u007f', '\u0080'];
+    let seed = 7;
+    const next = (n: number): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    const text = (): string => {
+      const ascii = next(2) === 0;
+      let s = '';
+      for (let len = next(81); s.length < len; ) s += alphabet[next(ascii ? 6 : alphabet.length)]!;
+      return s;
+    };
+    const parts = Array.from({ length: 2_000 }, (): [string, string, string] => [text(), text(), text()]);
+    const p = new LuaPayload();
+    for (const [a, b, c] of parts) p.joined(a, b, c);
+    assert.deepEqual(decode(p.finish()), parts.map((x) => Buffer.from(x.join(''), 'utf8')));
+  });
+
   it('grows past its first buffer and keeps what it wrote', () => {
     const p = new LuaPayload();
     const items = Array.from({ length: 20_000 }, (_, i) => `key:${i}:${'z'.repeat(i % 50)}`);
