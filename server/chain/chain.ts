@@ -99,7 +99,7 @@ export class Chain {
       now: this.now,
       connectContext: (height) => this.context(height),
       position: () => this.position(),
-      commitMovingTo: (ops, guards, position) => this.positionRead.commitLeaving(() => this.store.commit(ops, guards), position),
+      commitMovingTo: (ops, guards, position, announce) => this.positionRead.commitLeaving(() => this.store.commit(ops, guards, announce), position),
     };
     const targets = new Targets(opts.store, opts.params);
     this.pending = new PendingState(ctx);

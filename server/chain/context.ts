@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { CryptoService } from '../crypto/service.js';
-import type { Guard, Store, WriteOp } from '../store/types.js';
+import type { Announcement, Guard, Store, WriteOp } from '../store/types.js';
 import type { ChainParams } from './block/params.js';
 import type { ConnectContext } from './rules/connect.js';
 import type { TipRecord } from './state/keys.js';
@@ -34,8 +34,8 @@ export interface ChainContext {
   /** The tip and the mempool version now (Chain.position). */
   position(): Promise<ChainPosition>;
   /**
-   * `store.commit(ops, guards)` for a commit whose guards and writes leave the chain at
+   * `store.commit(ops, guards, announce)` for a commit whose guards and writes leave the chain at
    * `position` when it succeeds: the next `position()` then needs no read (WatchedRead.commitLeaving).
    */
-  commitMovingTo(ops: readonly WriteOp[], guards: readonly Guard[], position: ChainPosition): Promise<boolean>;
+  commitMovingTo(ops: readonly WriteOp[], guards: readonly Guard[], position: ChainPosition, announce?: Announcement): Promise<boolean>;
 }

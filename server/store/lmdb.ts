@@ -24,6 +24,7 @@ import {
   type TokenTake,
   type Unsubscribe,
   type WriteOp,
+  type Announcement,
 } from './types.js';
 import {
   assertIncrement,
@@ -206,14 +207,14 @@ export class LmdbStore implements Store {
     return number64(this.db.getBinary(kindKey(COUNTER, key)));
   }
 
-  async commit(ops: readonly WriteOp[], guards?: readonly Guard[]): Promise<boolean> {
+  async commit(ops: readonly WriteOp[], guards?: readonly Guard[], announce?: Announcement): Promise<boolean> {
     this.assertOpen();
-    const prepared = prepareCommit(ops, guards);
+    const prepared = prepareCommit(ops, guards, announce);
     // Every key is checked and encoded before the transaction: a write that threw halfway
     // would leave its first ops in the (shared, batched) transaction.
     const lmdbOps = prepared.ops.map(toLmdbOp);
     const lmdbGuards = prepared.guards.map((g) => ({ vkey: kindKey(VALUE, g.key), expected: g.expected }));
-    return this.write(() => {
+    const applied = await this.write(() => {
       for (const guard of lmdbGuards) {
         const current = this.liveRecord(guard.vkey);
         if (guard.expected === null ? current !== undefined : current === undefined || !recordPayload(current).equals(guard.expected)) {
@@ -223,6 +224,9 @@ export class LmdbStore implements Store {
       for (const op of lmdbOps) this.apply(op);
       return true;
     });
+    // This store serves one process, whose subscribers hear it once the transaction is written.
+    if (applied && announce !== undefined) await this.local.publish(announce.channel, announce.message);
+    return applied;
   }
 
   async indexAdd(key: string, members: readonly string[]): Promise<void> {

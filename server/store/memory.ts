@@ -15,6 +15,7 @@ import {
   type TokenTake,
   type Unsubscribe,
   type WriteOp,
+  type Announcement,
 } from './types.js';
 import {
   assertEntryTtl,
@@ -182,9 +183,9 @@ export class MemoryStore implements Store {
     return this.counters.get(key) ?? 0;
   }
 
-  async commit(ops: readonly WriteOp[], guards?: readonly Guard[]): Promise<boolean> {
+  async commit(ops: readonly WriteOp[], guards?: readonly Guard[], announce?: Announcement): Promise<boolean> {
     this.assertOpen();
-    const prepared = prepareCommit(ops, guards);
+    const prepared = prepareCommit(ops, guards, announce);
     // Everything below runs synchronously, so no other call can interleave: that is the
     // whole of the atomicity guarantee in a single process.
     for (const guard of prepared.guards) {
@@ -196,6 +197,7 @@ export class MemoryStore implements Store {
     for (const op of prepared.ops) this.apply(op);
     // One change however many ops (ChangeEpoch: one step per commit of its own).
     this.changes.bump();
+    if (prepared.announce !== null) this.deliverAll(prepared.announce.channel, prepared.announce.bytes);
     return true;
   }
 
@@ -299,7 +301,11 @@ export class MemoryStore implements Store {
     this.assertOpen();
     assertName(channel, 'channel');
     // Encode now: later mutation by the publisher must not change what subscribers see.
-    const bytes = encodeValue(message);
+    this.deliverAll(channel, encodeValue(message));
+  }
+
+  /** Delivers an encoded message to the channel's subscribers, each in a later turn. */
+  private deliverAll(channel: string, bytes: Buffer): void {
     const subs = this.channels.get(channel);
     if (subs === undefined) return;
     for (const sub of subs) {

@@ -30,6 +30,7 @@ import {
   type TokenTake,
   type Unsubscribe,
   type WriteOp,
+  type Announcement,
 } from './types.js';
 import {
   assertEntryTtl,
@@ -116,7 +117,11 @@ const MAP_ENTRIES_LUA = readFileSync(new URL('./scripts/mapEntries.lua', import.
  * prefixes only declared keys.
  */
 function commitPayload(prefix: string, noticesChannel: string, notice: string, prepared: ReturnType<typeof prepareCommit>): Buffer {
-  const out = new LuaPayload().text(noticesChannel).text(notice).text(String(prepared.guards.length));
+  const out = new LuaPayload().text(noticesChannel).text(notice);
+  // ioredis never prefixes channels, so the store does (as `publish`).
+  if (prepared.announce === null) out.text('').text('');
+  else out.joined(prefix, '', prepared.announce.channel).bytes(prepared.announce.bytes);
+  out.text(String(prepared.guards.length));
   for (const guard of prepared.guards) {
     out.joined(prefix, VALUE, guard.key);
     if (guard.expected === null) out.text('0').text('');
@@ -375,10 +380,10 @@ export class RedisStore implements Store {
     return Number(raw);
   }
 
-  async commit(ops: readonly WriteOp[], guards?: readonly Guard[]): Promise<boolean> {
+  async commit(ops: readonly WriteOp[], guards?: readonly Guard[], announce?: Announcement): Promise<boolean> {
     this.assertOpen();
-    const prepared = prepareCommit(ops, guards);
-    if (prepared.ops.length === 0 && prepared.guards.length === 0) return true;
+    const prepared = prepareCommit(ops, guards, announce);
+    if (prepared.ops.length === 0 && prepared.guards.length === 0 && prepared.announce === null) return true;
     if (this.stalled) throw this.stalledError('commit');
     // Argument layout is documented at the top of scripts/commit.lua.
     const { notice, id } = await this.leases.prepareNotice(this.commandTimeoutMs);

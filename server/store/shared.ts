@@ -3,7 +3,7 @@
  * reject exactly the same inputs with the same StoreError codes) and subscriber delivery.
  */
 import { decodeValue, encodeValue } from './codec.js';
-import { StoreError, type Guard, type IndexRange, type WriteOp } from './types.js';
+import { StoreError, type Announcement, type Guard, type IndexRange, type WriteOp } from './types.js';
 
 /** A WriteOp after validation, with its value already encoded. */
 export type PreparedOp =
@@ -17,6 +17,12 @@ export type PreparedOp =
 export interface PreparedGuard {
   key: string;
   expected: Buffer | null;
+}
+
+/** A commit's Announcement after validation, its message encoded. */
+export interface PreparedAnnouncement {
+  channel: string;
+  bytes: Buffer;
 }
 
 /** A validated IndexRange: at most one lower and one upper bound. */
@@ -110,8 +116,15 @@ export function prepareRange(range: IndexRange | undefined): PreparedRange {
 export function prepareCommit(
   ops: readonly WriteOp[],
   guards: readonly Guard[] | undefined,
-): { ops: PreparedOp[]; guards: PreparedGuard[] } {
+  announce?: Announcement,
+): { ops: PreparedOp[]; guards: PreparedGuard[]; announce: PreparedAnnouncement | null } {
   if (!Array.isArray(ops)) throw invalid('commit ops must be an array');
+  let preparedAnnounce: PreparedAnnouncement | null = null;
+  if (announce !== undefined) {
+    if (typeof announce !== 'object' || announce === null) throw invalid('commit announcement must be an object');
+    assertName(announce.channel, 'announcement channel');
+    preparedAnnounce = { channel: announce.channel, bytes: encodeValue(announce.message) };
+  }
   if (guards !== undefined && !Array.isArray(guards)) throw invalid('commit guards must be an array');
   const preparedGuards = (guards ?? []).map((guard: Guard, i): PreparedGuard => {
     if (typeof guard !== 'object' || guard === null) throw invalid(`guard #${i} must be an object`);
@@ -140,7 +153,7 @@ export function prepareCommit(
         throw invalid(`op #${i} has unknown kind ${String((op as { op: unknown }).op)}`);
     }
   });
-  return { ops: preparedOps, guards: preparedGuards };
+  return { ops: preparedOps, guards: preparedGuards, announce: preparedAnnounce };
 }
 
 /** Hands a fresh decoded copy to one subscriber; its failures go to onError, never upward. */

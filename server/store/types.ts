@@ -37,6 +37,12 @@ export type WriteOp =
 export type Guard = { key: string; equals: unknown } | { key: string; bytes: Uint8Array | undefined };
 
 /** A value as `getStored` reads it: decoded, with the exact bytes it was decoded from. */
+/** A message a commit publishes once its writes are applied (Store.commit). */
+export interface Announcement {
+  channel: string;
+  message: unknown;
+}
+
 export interface StoredValue<T> {
   value: T;
   bytes: Uint8Array;
@@ -102,9 +108,12 @@ export interface Store {
 
   /**
    * Applies every op or none. When guards are given, the ops are applied only if every guard
-   * holds at that moment; returns false (and writes nothing) otherwise.
+   * holds at that moment; returns false (and writes nothing) otherwise. `announce`, when given,
+   * is published once the writes are applied (never when a guard fails), as `publish` would:
+   * on Redis in the same atomic step, so no subscriber hears of writes it cannot read yet, and
+   * the writer pays one round trip for both.
    */
-  commit(ops: readonly WriteOp[], guards?: readonly Guard[]): Promise<boolean>;
+  commit(ops: readonly WriteOp[], guards?: readonly Guard[], announce?: Announcement): Promise<boolean>;
 
   /** Ordered string sets (Redis sorted sets with equal scores, read BYLEX). */
   indexAdd(key: string, members: readonly string[]): Promise<void>;

@@ -240,6 +240,30 @@ export function storeSuite(name: string, factory: () => Promise<StoreFixture>): 
         assert.deepEqual(await store.indexRange('idx'), ['another', 'keep', 'new']);
       }));
 
+      it('publishes its announcement once the writes are applied, never when a guard fails', withStore(async (store) => {
+        const heard: Array<{ message: unknown; value: unknown }> = [];
+        // What a subscriber reads when it hears the announcement: the commit's writes are there.
+        await store.subscribe('announced', (message) => void store.get('written').then((value) => heard.push({ message, value })));
+        const refused = await store.commit([{ op: 'set', key: 'written', value: 'no' }], [{ key: 'guard', equals: 1 }], { channel: 'announced', message: { n: 0 } });
+        assert.equal(refused, false);
+        const ok = await store.commit([{ op: 'set', key: 'written', value: 'yes' }], [{ key: 'guard', equals: undefined }], { channel: 'announced', message: { n: 1n, added: ['a', 'b'] } });
+        assert.equal(ok, true);
+        await eventually(() => assert.equal(heard.length, 1));
+        assert.deepEqual(heard, [{ message: { n: 1n, added: ['a', 'b'] }, value: 'yes' }]);
+        // An announcement alone (no ops, no guards) is still published.
+        assert.equal(await store.commit([], undefined, { channel: 'announced', message: 'bare' }), true);
+        await eventually(() => assert.equal(heard.length, 2));
+        await sleep(50);
+        assert.equal(heard.length, 2, 'the refused commit announced nothing');
+      }));
+
+      it('rejects an invalid announcement before writing anything', withStore(async (store) => {
+        await rejectsWith(store.commit([{ op: 'set', key: 'k', value: 1 }], undefined, { channel: '\ud800', message: 1 }), 'STORE_INVALID_ARGUMENT');
+        await rejectsWith(store.commit([{ op: 'set', key: 'k', value: 1 }], undefined, { channel: 'c', message: undefined }), 'STORE_INVALID_ARGUMENT');
+        await rejectsWith(store.commit([{ op: 'set', key: 'k', value: 1 }], undefined, null as unknown as { channel: string; message: unknown }), 'STORE_INVALID_ARGUMENT');
+        assert.equal(await store.get('k'), undefined);
+      }));
+
       it('applies ops in order', withStore(async (store) => {
         await store.commit([
           { op: 'set', key: 'k1', value: 1 },

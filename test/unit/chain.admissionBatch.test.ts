@@ -16,7 +16,7 @@ import { encodeMetadata, TxnType } from '../../server/chain/txn/metadata.js';
 import { chainKeys } from '../../server/chain/state/keys.js';
 import { InlineCrypto } from '../../server/crypto/inline.js';
 import { MemoryStore } from '../../server/store/memory.js';
-import type { Guard, WriteOp } from '../../server/store/types.js';
+import type { Announcement, Guard, WriteOp } from '../../server/store/types.js';
 import { solveHeader } from '../helpers/mining.js';
 import { newKey, signedTransfer } from '../helpers/transfers.js';
 
@@ -25,13 +25,17 @@ const crypto = new InlineCrypto();
 const store = new MemoryStore();
 /** Guarded commits that added mempool members, and how many members each added. */
 let admissionCommits: number[] = [];
+/** Mempool announcements: commits that announced on the mempool channel, and plain publishes. */
+let publishes = 0;
 const commit = store.commit.bind(store);
-store.commit = (ops: readonly WriteOp[], guards?: readonly Guard[]) => {
+store.commit = (ops: readonly WriteOp[], guards?: readonly Guard[], announce?: Announcement) => {
   const add = ops.find((o) => o.op === 'indexAdd' && o.key === 'mempool:order');
   if (add && add.op === 'indexAdd') admissionCommits.push(add.members.length);
-  return commit(ops, guards);
+  return commit(ops, guards, announce).then((ok) => {
+    if (ok && announce?.channel === 'chain:mempool') publishes++;
+    return ok;
+  });
 };
-let publishes = 0;
 const publish = store.publish.bind(store);
 store.publish = (channel: string, message: unknown) => {
   if (channel === 'chain:mempool') publishes++;
@@ -283,14 +287,14 @@ describe('templates and blocks from the pending state', () => {
     let blockSent!: () => void;
     const sent = new Promise<void>((r) => (blockSent = r));
     let queue: Promise<unknown> = Promise.resolve();
-    store.commit = (ops, guards) => {
+    store.commit = (ops, guards, announce) => {
       const isBlock = ops.some((o) => o.key === chainKeys.tip);
       const run = queue.then(async () => {
         if (isBlock) {
           blockSent();
           await held;
         }
-        return counted(ops, guards);
+        return counted(ops, guards, announce);
       });
       queue = run.catch(() => undefined);
       return run;
@@ -356,8 +360,8 @@ describe('admission racing a read that extends the same replay', () => {
     const commit = slowStore.commit.bind(slowStore);
     const getMany = slowStore.getMany.bind(slowStore);
     let read: Promise<unknown> | null = null;
-    slowStore.commit = async (ops, guards) => {
-      const ok = await commit(ops, guards);
+    slowStore.commit = async (ops, guards, announce) => {
+      const ok = await commit(ops, guards, announce);
       if (ops.some((o) => o.key === 'mempool:order')) read ??= chain.pendingView();
       await new Promise((r) => setTimeout(r, 20));
       return ok;

@@ -3,7 +3,7 @@
  * arrival, then admitted in a batch with whatever else arrived meanwhile (BatchQueue): one
  * common-key prefetch, duplicates found in the pending state (which holds exactly the mempool
  * the commit is guarded on), each transaction connected in arrival order on the pending state
- * plus the ones before it, one guarded commit, one announcement. Answers are those of one at a
+ * plus the ones before it, one guarded commit that announces it. Answers are those of one at a
  * time.
  * @module
  */
@@ -81,7 +81,7 @@ export class Admissions {
   /**
    * Admits a batch of transactions (signatures already checked) in arrival order: their
    * common state reads in one store round trip, each connected on the pending state plus the
-   * ones before it, then all accepted ones in one guarded commit and one publish. A transaction
+   * ones before it, then all accepted ones in one guarded commit that announces them. A transaction
    * that breaks a rule is refused alone; when another process changed the mempool meanwhile,
    * the accepted ones are connected again on the new mempool and retried.
    */
@@ -200,15 +200,13 @@ export class Admissions {
         { key: chainKeys.tip, equals: replay.tip },
       ],
       { tip: replay.tip, mempoolVersion: lastVersion },
+      // Announced by the commit itself (on Redis, in the same script): one round trip, and no
+      // admission the block producer could fail to hear of.
+      { channel: CHANNEL_MEMPOOL, message: { added: admitted.map((a) => a.entry.hashHex) } },
     );
     if (!ok) return admitted.map((a) => a.i);
     this.pending.adopt(replay, baseVersion, batchView, admitted);
     for (const a of admitted) results[a.i] = { ok: true, value: { hashHex: a.entry.hashHex, txn: items[a.i]!.txn } };
-    // Not awaited, and admitted whatever the publish does: a lost announcement delays the next
-    // template until the producer's refresh, it loses no transaction.
-    void this.ctx.store.publish(CHANNEL_MEMPOOL, { added: admitted.map((a) => a.entry.hashHex) }).catch((err: unknown) => {
-      this.ctx.log.warn({ err: (err as Error).message }, 'mempool: could not announce admitted transactions');
-    });
     return [];
   }
 }

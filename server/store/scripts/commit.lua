@@ -6,7 +6,9 @@
 --   field: for a block's thousands of writes, the client's per-argument encoding cost more than
 --   the rest of the commit). Store keys in it carry the key prefix already. They are not declared
 --   in KEYS: only Redis Cluster needs that, and it is not supported (README, Redis).
---   notices channel, notice to publish once the writes are applied ('' = none), guard count G,
+--   notices channel, notice to publish once the writes are applied ('' = none),
+--   announcement channel and message, published after the notice ('' = none; Store.commit's
+--   `announce`), guard count G,
 --   then per guard:  key, '1', expected bytes   (value must be byte-equal)
 --                or  key, '0', ''               (key must be absent)
 --   then per op, a code and its fields:
@@ -16,11 +18,12 @@
 --     'a', key, n, member1 .. memberN            ZADD with score 0
 --     'r', key, n, member1 .. memberN            ZREM
 -- Returns {0} without writing anything if a guard fails, else, after applying every op and
--- publishing the notice, {1, holder1, holder2, ...}: the processes that must hear of it.
+-- publishing the notice and the announcement, {1, holder1, holder2, ...}: the processes that
+-- must hear of the notice ({1} when there is none).
 
 local P = cmsgpack.unpack(ARGV[1])
-local nguards = tonumber(P[3])
-local a = 4
+local nguards = tonumber(P[5])
+local a = 6
 
 -- Every guard is checked before the first write: a Lua script cannot roll back.
 for i = 1, nguards do
@@ -77,9 +80,13 @@ while a <= count do
     return redis.error_reply('ERR commit.lua: unknown op code ' .. tostring(code))
   end
 end
-if P[2] == '' then return {1} end
--- In the same atomic step as the writes: no reader can see them before the notice is out.
-redis.call('PUBLISH', P[1], P[2])
-local result = redis.call('SMEMBERS', KEYS[1])
-table.insert(result, 1, 1)
+-- In the same atomic step as the writes: no reader can see them before the notice is out, and
+-- the notice goes out before the announcement.
+local result = {1}
+if P[2] ~= '' then
+  redis.call('PUBLISH', P[1], P[2])
+  result = redis.call('SMEMBERS', KEYS[1])
+  table.insert(result, 1, 1)
+end
+if P[3] ~= '' then redis.call('PUBLISH', P[3], P[4]) end
 return result
