@@ -7,3 +7,13 @@ export function toHex(b: Uint8Array): string {
 export function fromHex(h: string): Uint8Array {
   return new Uint8Array(Buffer.from(h, 'hex'));
 }
+
+/**
+ * The bytes of `h` when it is hex (an even number of hex digits, either case), else null. One
+ * pass instead of a regular expression and then the decoding: Buffer decodes up to the first
+ * bad digit, so a bad text decodes short.
+ */
+export function parseHex(h: string): Uint8Array | null {
+  const decoded = Buffer.from(h, 'hex');
+  return decoded.length * 2 === h.length ? new Uint8Array(decoded) : null;
+}

@@ -7,6 +7,7 @@
  * The work is services/atomic.ts, daoCoinOrderWithFee.ts and coinProperties.ts.
  * @module
  */
+import { parseHex } from '../hex.js';
 import type { AppDeps } from '../deps.js';
 import { txnJson } from '../chain/json.js';
 import { decodeTxn, signUnsigned } from '../chain/txn/envelope.js';
@@ -27,7 +28,6 @@ import { decodeKeyOr400 } from './requestKeys.js';
 import { transactionSchema } from './responses.js';
 import { MAX_FEE_RATE_NANOS_PER_KB } from './transactions.js';
 
-const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 const KEY = { maxLength: 200 } as const;
 const TXN_HEX = { maxLength: 400_000 } as const;
 /** Inner transactions one request may carry (a wrapper holds at most 100,000 bytes anyway). */
@@ -161,8 +161,9 @@ export const createNewCoinResponse = out.named(
 export const updateCoinPropertiesResponse = out.named('UpdateCoinPropertiesResponse', out.object(coinSettingsFields));
 
 function hexBytes(s: string, what: string): Uint8Array {
-  if (!HEX.test(s) || s.length === 0) throw badRequest(`SubmitAtomicTransaction: Problem decoding ${what} hex: expected an even number of hex digits`);
-  return new Uint8Array(Buffer.from(s, 'hex'));
+  const bytes = s.length === 0 ? null : parseHex(s);
+  if (bytes === null) throw badRequest(`SubmitAtomicTransaction: Problem decoding ${what} hex: expected an even number of hex digits`);
+  return bytes;
 }
 
 const FILL_TYPES: Readonly<Record<string, number>> = Object.freeze(

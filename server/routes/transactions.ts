@@ -4,6 +4,7 @@
  * against the tip plus the mempool and answers the final transaction hash, which `get-txn`
  * then finds in the mempool or a block (social-graph.md §1.6; the SDK's waitForTransactionFound).
  */
+import { parseHex } from '../hex.js';
 import type { AppDeps } from '../deps.js';
 import { txnJson } from '../chain/json.js';
 import { decodeTxn, signUnsigned } from '../chain/txn/envelope.js';
@@ -18,7 +19,6 @@ import { resolvePublicKeyOrUsername } from '../social/keyOrUsername.js';
 import { submittedPostEntryResponse } from '../social/postEntry.js';
 import { constructedResponse, constructForRequest } from './constructed.js';
 
-const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 /** Reference: a fee rate above this is refused as a mistake. */
 export const MAX_FEE_RATE_NANOS_PER_KB = 100_000_000n;
 
@@ -67,8 +67,9 @@ export const sendDesoResponse = constructedResponse('SendDeSoResponse', [
 export const getTxnResponse = out.object({ TxnFound: out.boolean() });
 
 function hexBytes(s: string, what: string): Uint8Array {
-  if (!HEX.test(s) || s.length === 0) throw badRequest(`SubmitTransactionRequest: Problem deserializing ${what} hex: expected an even number of hex digits`);
-  return new Uint8Array(Buffer.from(s, 'hex'));
+  const bytes = s.length === 0 ? null : parseHex(s);
+  if (bytes === null) throw badRequest(`SubmitTransactionRequest: Problem deserializing ${what} hex: expected an even number of hex digits`);
+  return bytes;
 }
 
 export function transactionRoutes(deps: AppDeps): Route[] {
