@@ -1,13 +1,14 @@
 // Startup of the real node process: config errors fail fast naming the setting, the pure-JS
 // uWS fallback is refused unless explicitly allowed, env vars work like flags, a store whose
 // chain is in another state layout is refused, and so is a data directory the node cannot use.
+import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { request } from '../helpers/http.js';
-import { startNodeProcess, tempDataDir } from '../helpers/nodeProcess.js';
+import { REPO_ROOT, startNodeProcess, tempDataDir } from '../helpers/nodeProcess.js';
 import { freePort } from '../helpers/ports.js';
 import { startRedisServer } from '../helpers/redisServer.js';
 import { openDataDir, RedisStore } from '../../server/store/index.js';
@@ -123,6 +124,39 @@ describe('native uWS check', () => {
 });
 
 describe('graceful shutdown', () => {
+  it('a SIGTERM to `npm start` (what a process manager sends) stops the node, not only npm', async () => {
+    const port = await freePort();
+    // npm runs the script in a shell; without `exec` the shell died and left the node running.
+    // In a process group of its own, so a node left behind by a failure is still cleaned up.
+    const npm = spawn('npm', ['start', '--', '--port', String(port), '--store', 'memory', '--miner', 'off'], { cwd: REPO_ROOT, stdio: 'ignore', detached: true });
+    const npmExited = new Promise<number | null>((r) => npm.once('exit', (code) => r(code)));
+    const up = async (): Promise<boolean> => {
+      try {
+        return (await request(`http://127.0.0.1:${port}`, '/api/v0/health-live')).status === 200;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      for (let i = 0; !(await up()); i++) {
+        assert.ok(i < 600, 'npm start answered within 60 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      npm.kill('SIGTERM');
+      await npmExited;
+      for (let i = 0; await up(); i++) {
+        assert.ok(i < 100, 'the node stopped within 10 s of the SIGTERM to npm');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // Every process of the group is gone already.
+      }
+    }
+  });
+
   it('a SIGTERM the moment it says "listening" is a clean shutdown (exit 0), every time', async () => {
     // The handlers go in before the node starts: a signal in the gap between the "listening"
     // line and a handler installed after it took the default action (killed, no exit code).
