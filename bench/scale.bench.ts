@@ -68,14 +68,15 @@
  * 32 in flight against 10,688/s (0.113), sustained 1,274 at p99 72 ms, 897 (608) and 157 µs.
  * On a 2-core Intel Xeon (2026-11-27, default sizes and knobs, 511-647 s a run), after admission
  * waits for the block commit, blocks of the node's own template come from the pending state, the
- * read ahead and the commit payload's native writes, three runs as the machine slowed (its pool
- * 18,790, 15,957 and 14,741 verifies/s; load average 1.6-2.9): writes 564 / 1,960 / 3,150,
- * 382 / 1,457 / 2,518 and 471 / 1,477 / 2,174 tx/s (writeVsVerify 0.168, 0.158, 0.148),
- * sustained 3,111, 2,593 and 2,438 tx/s at p99 31.6, 36.7 and 38.2 ms, 374 / 450 / 476 µs of
- * node CPU per write (main thread 216 / 258 / 274 µs), Redis 63 / 74 / 79 µs; growth within
- * 1.00x, then two routes at 1.32x and 1.33x (the machine slowing between the sizes' reads), then
- * within 1.3x. The same machine that morning with the code before them: 462 / 1,689 / 2,254
- * against 17,308/s (0.130), sustained 2,606 at p99 41.1 ms, 439 (263) and 72 µs.
+ * read ahead and the commit payload's native writes, four runs as the machine slowed (its pool
+ * 18,790, 15,957, 14,741 and 14,950 verifies/s; load average 1.6-2.9): writes 564 / 1,960 /
+ * 3,150, 382 / 1,457 / 2,518, 471 / 1,477 / 2,174 and 423 / 1,256 / 2,170 tx/s (writeVsVerify
+ * 0.168, 0.158, 0.148, 0.145), sustained 3,111, 2,593, 2,438 and 2,340 tx/s at p99 31.6-39.8 ms,
+ * 374 / 450 / 476 / 505 µs of node CPU per write (main thread 216 / 258 / 274 / 290 µs), Redis
+ * 63-81 µs. Growth: within 1.00x in the first; in the second and the last, routes at 1.32-1.57x,
+ * get-app-state (the noise floor) among them at 1.36x, as the machine slowed between the sizes'
+ * reads. The same machine that morning with the code before them: 462 / 1,689 / 2,254 against
+ * 17,308/s (0.130), sustained 2,606 at p99 41.1 ms, 439 (263) and 72 µs.
  * Throughput moves ±15% between identical runs on one machine: compare CPU per write, or
  * interleave runs; the slowest 250 ms window of a level tells a stall from a slow spell.
  * @module
