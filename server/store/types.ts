@@ -36,13 +36,13 @@ export type WriteOp =
  */
 export type Guard = { key: string; equals: unknown } | { key: string; bytes: Uint8Array | undefined };
 
-/** A value as `getStored` reads it: decoded, with the exact bytes it was decoded from. */
 /** A message a commit publishes once its writes are applied (Store.commit). */
 export interface Announcement {
   channel: string;
   message: unknown;
 }
 
+/** A value as `getStored` reads it: decoded, with the exact bytes it was decoded from. */
 export interface StoredValue<T> {
   value: T;
   bytes: Uint8Array;
