@@ -225,7 +225,7 @@ export class LmdbStore implements Store {
       return true;
     });
     // This store serves one process, whose subscribers hear it once the transaction is written.
-    if (applied && announce !== undefined) await this.local.publish(announce.channel, announce.message);
+    if (applied && prepared.announce !== null) this.local.deliverAll(prepared.announce.channel, prepared.announce.bytes);
     return applied;
   }
 

@@ -304,8 +304,12 @@ export class MemoryStore implements Store {
     this.deliverAll(channel, encodeValue(message));
   }
 
-  /** Delivers an encoded message to the channel's subscribers, each in a later turn. */
-  private deliverAll(channel: string, bytes: Buffer): void {
+  /**
+   * Delivers an encoded message to the channel's subscribers, each in a later turn: `publish`
+   * after its checks, and a commit's announcement (here and in LmdbStore, whose pub/sub this
+   * store is), already checked and encoded by prepareCommit.
+   */
+  deliverAll(channel: string, bytes: Buffer): void {
     const subs = this.channels.get(channel);
     if (subs === undefined) return;
     for (const sub of subs) {
