@@ -101,7 +101,7 @@ export class Blocks {
     });
     if (hex(merkleRoot(hashes)) !== hex(header.transactionMerkleRoot)) throw new ChainRequestError('the header\'s merkle root does not match the block\'s transactions');
 
-    const hashHexes = hashes.map(hex);
+    const hashHexes = hashes.map((h, i) => knownHashHexes[i] ?? hex(h));
     const nonceOps = expiredNonceOps(this.ctx.store, header.height);
     nonceOps.catch(() => undefined);
     const { view, fees, minedMembers, fromPending } = await this.connectTxns(parentTip.hashHex, header.height, txnBytes, hashes, hashHexes.slice(1));
