@@ -7,7 +7,6 @@
  * The work is services/atomic.ts, daoCoinOrderWithFee.ts and coinProperties.ts.
  * @module
  */
-import { parseHex } from '../hex.js';
 import type { AppDeps } from '../deps.js';
 import { txnJson } from '../chain/json.js';
 import { decodeTxn, signUnsigned } from '../chain/txn/envelope.js';
@@ -16,6 +15,7 @@ import { DESO_COIN } from '../chain/state/daoCoinLimitOrders.js';
 import { DAOCoinLimitOrderFill } from '../chain/txn/metadata.js';
 import { encodeBase58Check } from '../keys/base58check.js';
 import { encodePublicKey, PUBLIC_KEY_PREFIXES } from '../keys/index.js';
+import { hexOr400 } from './requestHex.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { out, v, ValidationError, type Schema } from '../schema.js';
@@ -161,9 +161,9 @@ export const createNewCoinResponse = out.named(
 export const updateCoinPropertiesResponse = out.named('UpdateCoinPropertiesResponse', out.object(coinSettingsFields));
 
 function hexBytes(s: string, what: string): Uint8Array {
-  const bytes = s.length === 0 ? null : parseHex(s);
-  if (bytes === null) throw badRequest(`SubmitAtomicTransaction: Problem decoding ${what} hex: expected an even number of hex digits`);
-  return bytes;
+  const message = `SubmitAtomicTransaction: Problem decoding ${what} hex: expected an even number of hex digits`;
+  if (s.length === 0) throw badRequest(message);
+  return hexOr400(s, message);
 }
 
 const FILL_TYPES: Readonly<Record<string, number>> = Object.freeze(

@@ -35,13 +35,12 @@ import { transactionSpendingLimitResponse } from '../social/spendingLimitRespons
 import { userDerivedKeyResponse } from '../social/users.js';
 import { CONSTRUCTED_WITH_SPEND, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 import { checkAuthorization } from '../services/derivedKeys.js';
+import { hexOr400 } from './requestHex.js';
 import { decodeKeyOr400 } from './requestKeys.js';
 
 const PREFIX = 'AuthorizeDerivedKey';
-const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const b64 = (b: Uint8Array): string => Buffer.from(b).toString('base64');
-const hexBytes = (s: string): Uint8Array | null => (HEX.test(s) ? new Uint8Array(Buffer.from(s, 'hex')) : null);
 
 export const authorizeDerivedKeyBody = v.object({
   OwnerPublicKeyBase58Check: v.optional(v.string({ maxLength: 200 }), ''),
@@ -78,7 +77,6 @@ export const getAccessBytesResponse = out.object({
 export const spendingLimitHexResponse = out.object({ HexString: out.hex() });
 export const singleDerivedKeyResponse = out.object({ DerivedKey: userDerivedKeySchema });
 
-const HEX_DIGITS = /^[0-9a-fA-F]*$/;
 /** A limit's hex in a path: far above any limit a transaction can carry (100 KB). */
 const MAX_LIMIT_HEX_CHARS = 200_000;
 
@@ -106,10 +104,8 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
         const owner = decodeKey(body.OwnerPublicKeyBase58Check, 'owner', 'OwnerPublicKeyBase58Check');
         const derived = decodeKey(body.DerivedPublicKeyBase58Check, 'derived', 'DerivedPublicKeyBase58Check');
         if (Buffer.compare(owner, derived) === 0) throw badRequest(`${PREFIX}: Owner and derived public keys cannot be the same.`);
-        const accessSignature = hexBytes(body.AccessSignature);
-        if (accessSignature === null) throw badRequest(`${PREFIX}: Couldn't decode access signature.`);
-        const limitBytes = hexBytes(body.TransactionSpendingLimitHex);
-        if (limitBytes === null) throw badRequest(`${PREFIX}: Couldn't decode transaction spending limit hex.`);
+        const accessSignature = hexOr400(body.AccessSignature, `${PREFIX}: Couldn't decode access signature.`);
+        const limitBytes = hexOr400(body.TransactionSpendingLimitHex, `${PREFIX}: Couldn't decode transaction spending limit hex.`);
         await checkAuthorization(deps, { owner, derived, expirationBlock: body.ExpirationBlock, limitBytes, accessSignature, derivedKeySignature: body.DerivedKeySignature });
 
         const metadata: AuthorizeDerivedKeyMetadata = {
@@ -179,7 +175,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
         const prefix = 'GetTransactionSpendingLimitResponseFromHex';
         const text = params['TransactionSpendingLimitHex'] ?? '';
         if (text.length > MAX_LIMIT_HEX_CHARS) throw badRequest(`${prefix}: Error decoding transaction spending limit hex: over ${MAX_LIMIT_HEX_CHARS} characters`);
-        if (!HEX_DIGITS.test(text) || text.length % 2 !== 0) throw badRequest(`${prefix}: Error decoding transaction spending limit hex`);
+        const limitBytes = hexOr400(text, `${prefix}: Error decoding transaction spending limit hex`);
         const height = query.get('blockHeight');
         // The reference parses a signed 64-bit integer and refuses negatives. The dev chain runs
         // every encoder migration from its genesis, so any height reads the current layout.
@@ -189,7 +185,7 @@ export function derivedKeyRoutes(deps: AppDeps): Route[] {
           }
           if (BigInt(height) < 0n) throw badRequest(`${prefix}: blockHeight query param must be uint64`);
         }
-        const limit = decodeSpendingLimit(new Uint8Array(Buffer.from(text, 'hex')));
+        const limit = decodeSpendingLimit(limitBytes);
         return json(transactionSpendingLimitResponse(limit, network));
       },
     }),

@@ -20,9 +20,9 @@ import { allMessagingGroupKeys } from '../social/messagingGroups.js';
 import { CONSTRUCTED_WITH_HASH, constructedResponse, constructFields, constructForRequest } from './constructed.js';
 import { extraDataTextSchema } from './responses.js';
 import { decodeKeyOr400 } from './requestKeys.js';
+import { hexOr400 } from './requestHex.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
-const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 const pkField = v.optional(v.string({ maxLength: 200 }), '');
 
 const registerBody = v.object({
@@ -90,14 +90,14 @@ export function messagingGroupRoutes(deps: AppDeps): Route[] {
         const name = utf8(body.MessagingGroupKeyName);
         const nameProblem = keyNameProblem(name);
         if (nameProblem !== null) throw badRequest(`${P}: Problem validating messaging public key and name ${nameProblem}`);
-        if (!HEX.test(body.MessagingKeySignatureHex)) throw badRequest(`${P}: Problem decoding messaging public key signature: expected an even number of hex digits`);
+        const groupOwnerSignature = hexOr400(body.MessagingKeySignatureHex, `${P}: Problem decoding messaging public key signature: expected an even number of hex digits`);
         const r = await constructForRequest(deps, {
           publicKey: owner,
           metadata: {
             type: 'MESSAGING_GROUP',
             messagingPublicKey: messagingKey,
             messagingGroupKeyName: name,
-            groupOwnerSignature: new Uint8Array(Buffer.from(body.MessagingKeySignatureHex, 'hex')),
+            groupOwnerSignature,
             members: [],
           },
           fields: body,

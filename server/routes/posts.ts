@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps.js';
 import { POST_EXTRA_KEYS, POST_LIMITS } from '../chain/rules/posts.js';
 import { getPost, isVanillaRepost } from '../chain/state/posts.js';
 import { badRequest } from '../http/errors.js';
+import { hexOr400 } from './requestHex.js';
 import { json, route, type Route } from '../http/route.js';
 import { out, v } from '../schema.js';
 import { PUBLIC_KEY_STRING_START } from '../keys/index.js';
@@ -46,7 +47,6 @@ export const submitPostResponse = constructedResponse('SubmitPostResponse', BASI
 /** Core's CreateSubmitPostTxn values (the SDK builds the same). */
 const NEW_POST_CREATOR_BASIS_POINTS = 1_000n;
 const NEW_POST_STAKE_MULTIPLE_BASIS_POINTS = 12_500n;
-const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 
 interface BodyObj {
   Body: string;
@@ -82,11 +82,6 @@ function cleanBody(b: BodyObj, isRepost: boolean, context: string): Uint8Array {
     throw badRequest(`${context}SubmitPost: Body is too long. Length is ${bytes.length} but must be no more than ${POST_LIMITS.maxBodyBytes}`);
   }
   return bytes;
-}
-
-function hexOr400(s: string, message: string): Uint8Array {
-  if (!HEX.test(s)) throw badRequest(message);
-  return new Uint8Array(Buffer.from(s, 'hex'));
 }
 
 const nowNanos = (): bigint => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));

@@ -4,11 +4,11 @@
  * against the tip plus the mempool and answers the final transaction hash, which `get-txn`
  * then finds in the mempool or a block (social-graph.md §1.6; the SDK's waitForTransactionFound).
  */
-import { parseHex } from '../hex.js';
 import type { AppDeps } from '../deps.js';
 import { txnJson } from '../chain/json.js';
 import { decodeTxn, signUnsigned } from '../chain/txn/envelope.js';
 import { encodeBase58Check } from '../keys/base58check.js';
+import { hexOr400 } from './requestHex.js';
 import { badRequest } from '../http/errors.js';
 import { json, route, type Route } from '../http/route.js';
 import { out, v } from '../schema.js';
@@ -67,9 +67,9 @@ export const sendDesoResponse = constructedResponse('SendDeSoResponse', [
 export const getTxnResponse = out.object({ TxnFound: out.boolean() });
 
 function hexBytes(s: string, what: string): Uint8Array {
-  const bytes = s.length === 0 ? null : parseHex(s);
-  if (bytes === null) throw badRequest(`SubmitTransactionRequest: Problem deserializing ${what} hex: expected an even number of hex digits`);
-  return bytes;
+  const message = `SubmitTransactionRequest: Problem deserializing ${what} hex: expected an even number of hex digits`;
+  if (s.length === 0) throw badRequest(message);
+  return hexOr400(s, message);
 }
 
 export function transactionRoutes(deps: AppDeps): Route[] {
